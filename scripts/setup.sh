@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages whyslow builds with, only those that are missing.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config python3
+          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

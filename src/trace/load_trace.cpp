@@ -1,0 +1,339 @@
+#include "trace/load_trace.hpp"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/event_parser.hpp"
+#include "trace/input_source.hpp"
+#include "trace/json_framer.hpp"
+#include "trace/load_error.hpp"
+#include "trace/number_text.hpp"
+#include "trace/trace_builder.hpp"
+
+namespace whyslow {
+namespace {
+
+// Read buffer size: large enough that read() calls are rare, small enough to stay in memory
+// we reuse for the whole file (the design note measured ~5 GB/s through a reused 16 MB buffer).
+constexpr size_t kReadBytes = 16u << 20;
+// Events handed to simdjson at once: big enough to amortise its per-document set-up, small
+// enough that its structural index (a few bytes per input byte) stays cache-sized.
+constexpr size_t kBatchBytes = 1u << 20;
+constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string describe_byte(int c) {
+  if (c < 0) return "the end of the file";
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", c & 0xff);
+  return std::string("byte ") + hex;
+}
+
+struct StopAtTruncation {};
+
+class Reader {
+ public:
+  Reader(const std::string& path, const LoadOptions& options)
+      : path_(path), options_(options), source_(path), builder_(path), parser_(builder_, path) {
+    allocate(kReadBytes);
+  }
+
+  Trace run() {
+    try {
+      parse_document();
+    } catch (const StopAtTruncation&) {
+      Trace& t = builder_.trace();
+      t.truncated = true;
+    }
+    Trace& t = builder_.trace();
+    t.input_bytes = base_ + len_;
+    t.replaced_control_chars = parser_.replaced_control_chars();
+    return std::move(builder_).finish();
+  }
+
+ private:
+  // ---- buffer ----
+  void allocate(size_t cap) {
+    auto mem = std::make_unique<char[]>(cap + kPadding + 1);
+    if (mem_) std::memcpy(mem.get() + 1, data_, len_);
+    mem_ = std::move(mem);
+    cap_ = cap;
+    data_ = mem_.get() + 1;  // mem_[0] stays free: the batch parser writes '[' before an event
+    std::memset(data_ + cap_, ' ', kPadding);
+  }
+
+  // Drops the bytes before pos_, reads more; returns how far the kept bytes moved.
+  size_t fill() {
+    const size_t shift = pos_;
+    if (shift > 0) {
+      std::memmove(data_, data_ + shift, len_ - shift);
+      base_ += shift;
+      len_ -= shift;
+      pos_ = 0;
+    }
+    if (len_ == cap_) allocate(cap_ * 2);  // one value larger than the buffer
+    const size_t got = source_.read(data_ + len_, cap_ - len_);
+    len_ += got;
+    if (got == 0) eof_ = true;
+    return shift;
+  }
+
+  int peek() {
+    for (;;) {
+      while (pos_ < len_ && is_ws(data_[pos_])) ++pos_;
+      if (pos_ < len_) return static_cast<unsigned char>(data_[pos_]);
+      if (eof_) return -1;
+      fill();
+    }
+  }
+
+  uint64_t offset() const { return base_ + pos_; }
+
+  [[noreturn]] void syntax(const std::string& what) {
+    throw LoadError(LoadError::Kind::Syntax, path_ + ": byte " + std::to_string(offset()) + ": " + what,
+                    offset());
+  }
+  [[noreturn]] void schema(const std::string& what) {
+    throw LoadError(LoadError::Kind::Schema, path_ + ": byte " + std::to_string(offset()) + ": " + what,
+                    offset());
+  }
+
+  // The file ended before the trace did.
+  [[noreturn]] void truncated(const std::string& inside) {
+    const uint64_t end = base_ + len_;
+    const uint64_t complete = events_parsed_;
+    if (options_.allow_truncated && complete > 0) {
+      builder_.trace().truncated_at_byte = end;
+      throw StopAtTruncation{};
+    }
+    std::string msg = path_ + ": truncated: the file ends at byte " + std::to_string(end) + " " +
+                      inside + " (the program that wrote it probably stopped mid-write). ";
+    if (complete > 0)
+      msg += std::to_string(complete) +
+             " complete events come before the cut; run with --allow-truncated to analyze them.";
+    else
+      msg += "No complete event comes before the cut.";
+    throw LoadError(LoadError::Kind::Truncated, msg, end);
+  }
+
+  // Scans one JSON value starting at pos_ to its end, refilling as needed; returns its end.
+  size_t scan_value() {
+    const int c = peek();
+    if (c == '{' || c == '[' || c == '"') {
+      FrameScan st;
+      size_t scanned = pos_;
+      for (;;) {
+        const size_t end = scan_value_end(data_, scanned, len_, st);
+        if (st.depth == 0 && !st.in_string) return end;
+        if (eof_) truncated("inside a top-level value");
+        scanned = len_;
+        scanned -= fill();
+      }
+    }
+    // A scalar: runs to the next delimiter.
+    size_t i = pos_;
+    for (;;) {
+      while (i < len_ && !is_ws(data_[i]) && data_[i] != ',' && data_[i] != '}' && data_[i] != ']') ++i;
+      if (i < len_ || eof_) return i;
+      i -= fill();
+    }
+  }
+
+  // ---- document ----
+  void parse_document() {
+    const int c = peek();
+    if (c < 0) syntax("the file is empty: expected a Chrome/Kineto trace (a JSON object)");
+    if (c == '{') {
+      ++pos_;
+      parse_top_object();
+    } else if (c == '[') {  // legacy traces: a bare array of events
+      ++pos_;
+      parse_events();
+    } else {
+      syntax("not a JSON trace: expected '{' (a Chrome/Kineto trace object) but found " +
+             describe_byte(c));
+    }
+    const int rest = peek();
+    if (rest >= 0) syntax("unexpected " + describe_byte(rest) + " after the end of the trace");
+  }
+
+  void parse_top_object() {
+    bool first = true, saw_events = false;
+    for (;;) {
+      int c = peek();
+      if (c < 0) truncated(saw_events ? "after the events, before the closing '}'" : "before 'traceEvents'");
+      if (c == '}') {
+        ++pos_;
+        break;
+      }
+      if (!first) {
+        if (c != ',') syntax("expected ',' or '}' between top-level keys, found " + describe_byte(c));
+        ++pos_;
+        c = peek();
+      }
+      if (c != '"') {
+        if (c < 0) truncated("in the top-level object");
+        syntax("expected a key (a quoted string) in the top-level object, found " + describe_byte(c));
+      }
+      const size_t key_end = scan_value();
+      const std::string key(data_ + pos_ + 1, key_end - pos_ - 2);
+      pos_ = key_end;
+      c = peek();
+      if (c != ':') {
+        if (c < 0) truncated("after the key \"" + key + "\"");
+        syntax("expected ':' after the key \"" + key + "\", found " + describe_byte(c));
+      }
+      ++pos_;
+      c = peek();
+      if (c < 0) truncated("before the value of \"" + key + "\"");
+      if (key == "traceEvents") {
+        if (c != '[') schema("'traceEvents' must be an array of events, found " + describe_byte(c));
+        ++pos_;
+        parse_events();
+        saw_events = true;
+      } else {
+        const size_t end = scan_value();
+        top_level_value(key, pos_, end);
+        pos_ = end;
+      }
+      first = false;
+    }
+    if (!saw_events)
+      schema("the top-level object has no 'traceEvents' array: this JSON is not a Chrome/Kineto trace");
+  }
+
+  void parse_events() {
+    bool expect_value = true, first = true;
+    for (;;) {
+      while (pos_ < len_ && is_ws(data_[pos_])) ++pos_;
+      if (pos_ == len_) {
+        flush();
+        if (eof_) truncated(expect_value ? "inside 'traceEvents', before the next event"
+                                         : "inside 'traceEvents', before its closing ']'");
+        fill();
+        continue;
+      }
+      const char c = data_[pos_];
+      if (expect_value) {
+        if (c == ']' && first) {
+          ++pos_;
+          return;
+        }
+        if (c != '{') {
+          flush();
+          if (c == ']') syntax("a ',' before ']' in 'traceEvents' (trailing comma)");
+          syntax("expected an event object ('{') in 'traceEvents', found " + describe_byte(c));
+        }
+        FrameScan st;
+        const size_t end = scan_value_end(data_, pos_, len_, st);
+        if (st.depth != 0 || st.in_string) {  // the event continues past the buffer
+          flush();
+          if (eof_)
+            truncated("in the middle of event #" + std::to_string(events_parsed_) +
+                      ", which starts at byte " + std::to_string(offset()));
+          fill();
+          continue;
+        }
+        spans_.push_back({pos_, end});
+        pos_ = end;
+        expect_value = false;
+        first = false;
+        if (end - spans_.front().begin >= kBatchBytes) flush();
+      } else if (c == ',') {
+        ++pos_;
+        expect_value = true;
+      } else if (c == ']') {
+        ++pos_;
+        flush();
+        return;
+      } else {
+        flush();
+        syntax("expected ',' or ']' after event #" + std::to_string(events_parsed_ - 1) +
+               ", found " + describe_byte(static_cast<unsigned char>(c)));
+      }
+    }
+  }
+
+  void flush() {
+    if (spans_.empty()) return;
+    parser_.parse_batch(data_, cap_ + kPadding, spans_, base_, events_parsed_);
+    events_parsed_ += spans_.size();
+    spans_.clear();
+  }
+
+  // Top-level keys other than traceEvents: the few whyslow reads, parsed in place.
+  void top_level_value(const std::string& key, size_t begin, size_t end) {
+    Trace& t = builder_.trace();
+    const std::string_view text(data_ + begin, end - begin);
+    if (key == "baseTimeNanoseconds") {
+      t.base_time_ns = integer_text_to_i64(text).value_or(0);
+    } else if (key == "schemaVersion") {
+      t.schema_version = static_cast<int>(integer_text_to_i64(text).value_or(0));
+    } else if (key == "deviceProperties") {
+      read_devices(begin, end);
+    }
+  }
+
+  void read_devices(size_t begin, size_t end) {
+    namespace od = simdjson::ondemand;
+    od::parser parser;
+    od::document doc;
+    od::array arr;
+    if (parser.iterate(data_ + begin, end - begin, cap_ + kPadding - begin).get(doc) ||
+        doc.get_array().get(arr)) {
+      pos_ = begin;
+      schema("'deviceProperties' must be an array of objects");
+    }
+    for (auto item : arr) {
+      od::object obj;
+      if (item.get_object().get(obj)) continue;
+      DeviceInfo d;
+      for (auto fr : obj) {
+        od::field f;
+        if (std::move(fr).get(f)) break;
+        std::string_view k;
+        if (f.unescaped_key().get(k)) break;
+        od::value v = f.value();
+        int64_t n = 0;
+        std::string_view s;
+        if (k == "name") {
+          if (!v.get_string().get(s)) d.name = std::string(s);
+        } else if (!v.get_int64().get(n)) {
+          if (k == "id") d.id = static_cast<int32_t>(n);
+          else if (k == "numSms") d.num_sms = static_cast<int32_t>(n);
+          else if (k == "totalGlobalMem") d.total_global_mem = n;
+          else if (k == "computeMajor") d.compute_major = static_cast<int32_t>(n);
+          else if (k == "computeMinor") d.compute_minor = static_cast<int32_t>(n);
+        }
+      }
+      builder_.trace().devices.push_back(std::move(d));
+    }
+  }
+
+  std::string path_;
+  LoadOptions options_;
+  InputSource source_;
+  TraceBuilder builder_;
+  EventParser parser_;
+  std::unique_ptr<char[]> mem_;
+  char* data_ = nullptr;
+  size_t cap_ = 0, len_ = 0, pos_ = 0;
+  uint64_t base_ = 0;
+  bool eof_ = false;
+  uint64_t events_parsed_ = 0;
+  std::vector<EventSpan> spans_;
+};
+
+}  // namespace
+
+Trace load_trace(const std::string& path, const LoadOptions& options) {
+  return Reader(path, options).run();
+}
+
+}  // namespace whyslow

@@ -1,0 +1,74 @@
+#include "trace/number_text.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace whyslow {
+namespace {
+
+constexpr int64_t kMaxMicros = INT64_MAX / 1000 - 1;  // beyond this, ns do not fit in int64
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Slow path for exponents: correct to the double's precision, which is all such text carries.
+std::optional<int64_t> via_double(std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  const double us = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(us)) return std::nullopt;
+  const double ns = std::round(us * 1000.0);
+  if (std::fabs(ns) >= 9.2e18) return std::nullopt;
+  return static_cast<int64_t>(ns);
+}
+
+}  // namespace
+
+std::optional<int64_t> micros_text_to_ns(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+  int64_t us = 0;
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    if (us > kMaxMicros / 10) return std::nullopt;
+    us = us * 10 + (text[i] - '0');
+  }
+  int64_t frac_ns = 0;
+  int round_up = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+    int digits = 0;
+    for (; i < text.size() && is_digit(text[i]); ++i, ++digits) {
+      if (digits < 3) frac_ns = frac_ns * 10 + (text[i] - '0');
+      else if (digits == 3) round_up = text[i] >= '5';
+    }
+    for (; digits < 3; ++digits) frac_ns *= 10;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) return via_double(text);
+  if (i != text.size()) return std::nullopt;
+  if (us > kMaxMicros) return std::nullopt;
+  const int64_t ns = us * 1000 + frac_ns + round_up;
+  return negative ? -ns : ns;
+}
+
+std::optional<int64_t> integer_text_to_i64(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+  uint64_t v = 0;
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    if (v > (static_cast<uint64_t>(INT64_MAX) - 9) / 10) return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  if (i < text.size() && text[i] == '.') {  // "5.0" from Python re-serialized traces
+    for (++i; i < text.size(); ++i)
+      if (text[i] != '0') return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+}  // namespace whyslow

@@ -1,0 +1,129 @@
+// The trace model: what every analysis reads. Columnar and immutable once loaded.
+//
+// Times are integer nanoseconds on the trace's own clock (Kineto's `ts` × 1000, exact: the
+// decimal text is parsed digit by digit, never through a double). Names are interned: an
+// event holds a NameId into `names`. One track per CPU thread and per GPU stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/string_pool.hpp"
+
+namespace whyslow {
+
+using EventId = uint32_t;
+inline constexpr EventId kNoEvent = UINT32_MAX;
+using TrackId = uint32_t;
+
+// What an event is, from its `cat` (both the current and the 2021 category names map here).
+enum class EventKind : uint8_t {
+  CpuOp,              // cpu_op / Operator: an ATen operator
+  UserAnnotation,     // user_annotation: record_function blocks, ProfilerStep#N
+  GpuUserAnnotation,  // gpu_user_annotation: the GPU-lane mirror of a user annotation
+  PythonFunction,     // python_function (with_stack)
+  Runtime,            // cuda_runtime / Runtime / hip runtime / mtia_runtime: host API calls
+  Driver,             // cuda_driver: cuLaunchKernel and friends
+  Kernel,             // kernel / Kernel
+  Memcpy,             // gpu_memcpy / Memcpy
+  Memset,             // gpu_memset / Memset
+  Sync,               // cuda_sync: GPU-side synchronization records
+  Overhead,           // overhead: profiler's own work ("Activity Buffer Request")
+  TraceSpan,          // Trace: the profiling window
+  Instant,            // ph "i" events ([memory], Iteration Start, Record Window End)
+  Other,              // any other category: kept, counted, not interpreted
+};
+std::string_view to_string(EventKind kind);
+
+inline bool is_gpu_activity(EventKind k) {
+  return k == EventKind::Kernel || k == EventKind::Memcpy || k == EventKind::Memset;
+}
+inline bool is_host_api(EventKind k) { return k == EventKind::Runtime || k == EventKind::Driver; }
+
+// Kernel / copy details from `args`; -1 (or 0 for bytes) where the trace does not say.
+struct GpuDetail {
+  int32_t grid[3] = {-1, -1, -1};
+  int32_t block[3] = {-1, -1, -1};
+  int32_t registers = -1;
+  int32_t shared_memory = -1;
+  int64_t bytes = -1;
+};
+
+// CPU op details from `args` (record_shapes): the raw JSON text of Input Dims / Input type.
+struct OpShapes {
+  NameId input_dims = kNoName;
+  NameId input_type = kNoName;
+};
+
+enum class TrackKind : uint8_t { Cpu, Gpu, Other };
+
+struct Track {
+  std::string pid;     // as written in the trace: "1234", "0", "Spans"
+  std::string tid;     // "5678", "7", "stream 7"
+  std::string name;    // from thread_name metadata, else a readable default
+  TrackKind kind = TrackKind::Other;
+  int32_t device = -1;  // GPU tracks: device index
+  int64_t stream = -1;  // GPU tracks: stream id
+  std::vector<EventId> events;  // sorted by (start, longer first): parents before children
+};
+
+struct DeviceInfo {
+  int32_t id = -1;
+  std::string name;
+  int32_t num_sms = -1;
+  int64_t total_global_mem = -1;
+  int32_t compute_major = -1, compute_minor = -1;
+};
+
+// A launch flow (ph "s"/"f", cat ac2g and its older names): counted so a reader can see
+// broken links; launch↔kernel linking itself uses the `correlation` args.
+struct FlowStats {
+  uint64_t starts = 0, finishes = 0, unmatched_finishes = 0, unmatched_starts = 0;
+};
+
+struct Trace {
+  std::string path;
+  StringPool names;
+
+  // ---- events, one column per field ----
+  std::vector<int64_t> start_ns;     // ts × 1000
+  std::vector<int64_t> dur_ns;       // 0 for instant events
+  std::vector<NameId> name;
+  std::vector<EventKind> kind;
+  std::vector<NameId> category;      // raw `cat` (kNoName when absent)
+  std::vector<TrackId> track;
+  std::vector<int64_t> correlation;  // args.correlation; 0 when absent
+  std::vector<int64_t> external_id;  // args["External id"]; 0 when absent
+  std::vector<EventId> parent;       // enclosing event on the same track, or kNoEvent
+  // GPU activity → the runtime/driver call that launched it (same `correlation`);
+  // runtime/driver call → the first GPU activity it launched. kNoEvent when unresolved.
+  std::vector<EventId> launch_link;
+  // GPU activity and host API calls → the CPU op or annotation whose `External id` they carry
+  // (the innermost op on the stack at launch time). kNoEvent when unresolved.
+  std::vector<EventId> op_link;
+  std::vector<uint32_t> detail;      // index into gpu_detail (GPU activity) or op_shapes (ops)
+
+  std::vector<GpuDetail> gpu_detail;
+  std::vector<OpShapes> op_shapes;
+  std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
+
+  std::vector<Track> tracks;
+  std::vector<DeviceInfo> devices;
+  FlowStats flows;
+
+  int64_t base_time_ns = 0;          // baseTimeNanoseconds (0 when absent)
+  int schema_version = 0;
+  bool truncated = false;            // the file ended mid-event and --allow-truncated was given
+  uint64_t truncated_at_byte = 0;
+  uint64_t input_bytes = 0;          // uncompressed bytes read
+  uint64_t replaced_control_chars = 0;
+  uint64_t ignored_events = 0;       // phases whyslow does not read (B/E, C, …): counted
+
+  size_t size() const { return start_ns.size(); }
+  int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }
+  std::string_view name_of(EventId e) const { return names.view(name[e]); }
+};
+
+}  // namespace whyslow

@@ -1,0 +1,258 @@
+#include "trace/trace_builder.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "trace/number_text.hpp"
+
+namespace whyslow {
+namespace {
+
+uint64_t pair_key(NameId a, NameId b) { return (static_cast<uint64_t>(a) << 32) | b; }
+
+EventKind kind_for_category(std::string_view cat) {
+  struct Entry { std::string_view cat; EventKind kind; };
+  // Current Kineto names first, then the 2021 names and other vendors' runtimes.
+  static constexpr Entry kTable[] = {
+      {"cpu_op", EventKind::CpuOp},
+      {"user_annotation", EventKind::UserAnnotation},
+      {"gpu_user_annotation", EventKind::GpuUserAnnotation},
+      {"python_function", EventKind::PythonFunction},
+      {"cuda_runtime", EventKind::Runtime},
+      {"cuda_driver", EventKind::Driver},
+      {"kernel", EventKind::Kernel},
+      {"gpu_memcpy", EventKind::Memcpy},
+      {"gpu_memset", EventKind::Memset},
+      {"cuda_sync", EventKind::Sync},
+      {"overhead", EventKind::Overhead},
+      {"Trace", EventKind::TraceSpan},
+      {"Operator", EventKind::CpuOp},
+      {"Runtime", EventKind::Runtime},
+      {"Kernel", EventKind::Kernel},
+      {"Memcpy", EventKind::Memcpy},
+      {"Memset", EventKind::Memset},
+      {"mtia_runtime", EventKind::Runtime},
+  };
+  for (const Entry& e : kTable)
+    if (e.cat == cat) return e.kind;
+  return EventKind::Other;
+}
+
+bool is_cpu_side(EventKind k) {
+  return k == EventKind::CpuOp || k == EventKind::UserAnnotation ||
+         k == EventKind::PythonFunction || is_host_api(k);
+}
+bool is_gpu_side(EventKind k) {
+  return is_gpu_activity(k) || k == EventKind::GpuUserAnnotation || k == EventKind::Sync;
+}
+
+// "7", "stream 7", "stream 7 " → 7; -1 when there is no number.
+int64_t trailing_number(std::string_view s) {
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  size_t i = s.size();
+  while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '-')) --i;
+  return integer_text_to_i64(s.substr(i)).value_or(-1);
+}
+
+}  // namespace
+
+std::string_view to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::CpuOp: return "cpu_op";
+    case EventKind::UserAnnotation: return "user_annotation";
+    case EventKind::GpuUserAnnotation: return "gpu_user_annotation";
+    case EventKind::PythonFunction: return "python_function";
+    case EventKind::Runtime: return "runtime";
+    case EventKind::Driver: return "driver";
+    case EventKind::Kernel: return "kernel";
+    case EventKind::Memcpy: return "memcpy";
+    case EventKind::Memset: return "memset";
+    case EventKind::Sync: return "sync";
+    case EventKind::Overhead: return "overhead";
+    case EventKind::TraceSpan: return "trace_span";
+    case EventKind::Instant: return "instant";
+    case EventKind::Other: return "other";
+  }
+  return "other";
+}
+
+TraceBuilder::TraceBuilder(std::string path) { trace_.path = std::move(path); }
+
+EventKind TraceBuilder::kind_of(NameId category, char ph) {
+  if (ph == 'i' || ph == 'I') return EventKind::Instant;
+  auto it = kind_by_category_.find(category);
+  if (it != kind_by_category_.end()) return it->second;
+  const EventKind k = kind_for_category(trace_.names.view(category));
+  kind_by_category_.emplace(category, k);
+  return k;
+}
+
+TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
+  const uint64_t key = pair_key(pid, tid);
+  if (key == last_track_key_) return last_track_;
+  auto [it, inserted] = track_ids_.try_emplace(key, static_cast<TrackId>(trace_.tracks.size()));
+  if (inserted) {
+    Track t;
+    t.pid = std::string(trace_.names.view(pid));
+    t.tid = std::string(trace_.names.view(tid));
+    trace_.tracks.push_back(std::move(t));
+  }
+  last_track_key_ = key;
+  last_track_ = it->second;
+  return it->second;
+}
+
+void TraceBuilder::add_event(const ParsedEvent& e) {
+  Trace& t = trace_;
+  const EventKind kind = kind_of(e.category, e.ph);
+  t.start_ns.push_back(e.ts_ns);
+  t.dur_ns.push_back(e.dur_ns > 0 ? e.dur_ns : 0);
+  t.name.push_back(e.name);
+  t.kind.push_back(kind);
+  t.category.push_back(e.category);
+  t.track.push_back(track_of(e.pid, e.tid));
+  t.correlation.push_back(e.correlation);
+  t.external_id.push_back(e.external_id);
+  uint32_t detail = UINT32_MAX;
+  if (is_gpu_activity(kind)) {
+    detail = static_cast<uint32_t>(t.gpu_detail.size());
+    t.gpu_detail.push_back(e.gpu);
+  } else if (kind == EventKind::CpuOp || kind == EventKind::UserAnnotation) {
+    if (e.shapes.input_dims != kNoName || e.shapes.input_type != kNoName) {
+      detail = static_cast<uint32_t>(t.op_shapes.size());
+      t.op_shapes.push_back(e.shapes);
+    }
+  } else if (kind == EventKind::Sync) {
+    detail = static_cast<uint32_t>(t.sync_kind.size());
+    t.sync_kind.push_back(e.sync_kind);
+  }
+  t.detail.push_back(detail);
+}
+
+void TraceBuilder::add_metadata(const ParsedEvent& e) {
+  const std::string_view what = trace_.names.view(e.name);
+  if (e.meta_value == kNoName) return;
+  if (what == "thread_name") thread_names_[pair_key(e.pid, e.tid)] = e.meta_value;
+  else if (what == "process_labels") process_labels_[e.pid] = e.meta_value;
+}
+
+void TraceBuilder::add_flow(const ParsedEvent& e) {
+  if (e.ph == 's') ++trace_.flows.starts;
+  else ++trace_.flows.finishes;
+  flow_ends_.emplace_back(e.correlation, e.ph);
+}
+
+Trace TraceBuilder::finish() && {
+  trace_.ignored_events = ignored_;
+  build_tracks();
+  for (Track& t : trace_.tracks) nest_track(t);
+  link_events();
+
+  // Flow stats: ids with a start but no finish and the reverse ("flows with a missing end").
+  std::sort(flow_ends_.begin(), flow_ends_.end());
+  for (size_t i = 0; i < flow_ends_.size();) {
+    size_t j = i;
+    bool has_s = false, has_f = false;
+    for (; j < flow_ends_.size() && flow_ends_[j].first == flow_ends_[i].first; ++j) {
+      has_s |= flow_ends_[j].second == 's';
+      has_f |= flow_ends_[j].second != 's';
+    }
+    if (has_s && !has_f) ++trace_.flows.unmatched_starts;
+    if (has_f && !has_s) ++trace_.flows.unmatched_finishes;
+    i = j;
+  }
+  flow_ends_ = {};
+  return std::move(trace_);
+}
+
+void TraceBuilder::build_tracks() {
+  Trace& t = trace_;
+  std::vector<uint32_t> counts(t.tracks.size(), 0);
+  for (TrackId tr : t.track) ++counts[tr];
+  for (size_t i = 0; i < t.tracks.size(); ++i) t.tracks[i].events.reserve(counts[i]);
+  for (EventId e = 0; e < t.size(); ++e) t.tracks[t.track[e]].events.push_back(e);
+
+  for (auto& [key, id] : track_ids_) {
+    Track& tr = t.tracks[id];
+    bool gpu = false, cpu = false;
+    for (EventId e : tr.events) {
+      gpu |= is_gpu_side(t.kind[e]);
+      cpu |= is_cpu_side(t.kind[e]);
+    }
+    tr.kind = gpu ? TrackKind::Gpu : cpu ? TrackKind::Cpu : TrackKind::Other;
+    auto named = thread_names_.find(key);
+    if (named != thread_names_.end()) tr.name = std::string(t.names.view(named->second));
+    while (!tr.name.empty() && tr.name.back() == ' ') tr.name.pop_back();
+    if (tr.kind == TrackKind::Gpu) {
+      tr.device = static_cast<int32_t>(trailing_number(tr.pid));
+      tr.stream = trailing_number(tr.tid);
+      if (tr.name.empty()) tr.name = "GPU " + tr.pid + " stream " + std::to_string(tr.stream);
+    } else if (tr.name.empty()) {
+      tr.name = "thread " + tr.tid;
+    }
+  }
+}
+
+// Parent links as torch builds its op tree: sort by (start, longer first); an event is a child
+// of the innermost open event that fully contains it. Partial overlaps close the open event.
+void TraceBuilder::nest_track(Track& tr) {
+  const Trace& t = trace_;
+  std::sort(tr.events.begin(), tr.events.end(), [&](EventId a, EventId b) {
+    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
+    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
+    return a < b;
+  });
+  if (trace_.parent.size() != t.size()) trace_.parent.assign(t.size(), kNoEvent);
+  std::vector<EventId> open;
+  for (EventId e : tr.events) {
+    if (t.kind[e] == EventKind::Instant) continue;
+    const int64_t start = t.start_ns[e], end = t.end_ns(e);
+    while (!open.empty()) {
+      const EventId top = open.back();
+      if (start >= t.end_ns(top) || end > t.end_ns(top)) {
+        open.pop_back();
+        continue;
+      }
+      trace_.parent[e] = top;
+      break;
+    }
+    open.push_back(e);
+  }
+}
+
+void TraceBuilder::link_events() {
+  Trace& t = trace_;
+  t.parent.resize(t.size(), kNoEvent);
+  t.launch_link.assign(t.size(), kNoEvent);
+  t.op_link.assign(t.size(), kNoEvent);
+
+  std::vector<std::pair<int64_t, EventId>> by_correlation, by_external;
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    if (is_host_api(k) && t.correlation[e] != 0) by_correlation.emplace_back(t.correlation[e], e);
+    if ((k == EventKind::CpuOp || k == EventKind::UserAnnotation) && t.external_id[e] != 0 &&
+        t.tracks[t.track[e]].kind == TrackKind::Cpu)
+      by_external.emplace_back(t.external_id[e], e);
+  }
+  std::sort(by_correlation.begin(), by_correlation.end());
+  std::sort(by_external.begin(), by_external.end());
+  auto find = [](const std::vector<std::pair<int64_t, EventId>>& v, int64_t key) {
+    auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(key, EventId{0}));
+    return it != v.end() && it->first == key ? it->second : kNoEvent;
+  };
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    const bool gpu = is_gpu_activity(k) || k == EventKind::Sync;
+    if (gpu && t.correlation[e] != 0) {
+      const EventId host = find(by_correlation, t.correlation[e]);
+      t.launch_link[e] = host;
+      if (host != kNoEvent && (t.launch_link[host] == kNoEvent ||
+                               t.start_ns[e] < t.start_ns[t.launch_link[host]]))
+        t.launch_link[host] = e;
+    }
+    if ((gpu || is_host_api(k)) && t.external_id[e] != 0)
+      t.op_link[e] = find(by_external, t.external_id[e]);
+  }
+}
+
+}  // namespace whyslow

@@ -1,0 +1,68 @@
+// Accumulates parsed events column by column, then finishes the Trace: tracks, per-track
+// order, nesting, and the correlation / External id links. The JSON layer feeds it; nothing
+// here knows about JSON.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace whyslow {
+
+// One event as the parser saw it; reused for every event, so it never allocates.
+struct ParsedEvent {
+  char ph = 0;
+  NameId name = kNoName;
+  NameId category = kNoName;
+  NameId pid = kNoName;  // pid / tid text, interned
+  NameId tid = kNoName;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  bool has_ts = false, has_dur = false;
+  int64_t correlation = 0;
+  int64_t external_id = 0;
+  bool has_gpu_detail = false;
+  GpuDetail gpu;
+  OpShapes shapes;
+  NameId sync_kind = kNoName;
+  NameId meta_value = kNoName;  // ph "M": args.name / args.labels
+  void reset() { *this = ParsedEvent{}; }
+};
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(std::string path);
+  StringPool& names() { return trace_.names; }
+  Trace& trace() { return trace_; }  // for top-level metadata (devices, base time)
+
+  // Adds a complete ("X") or instant ("i") event.
+  void add_event(const ParsedEvent& e);
+  void add_metadata(const ParsedEvent& e);  // ph "M"
+  void add_flow(const ParsedEvent& e);      // ph "s" / "f"
+  void count_ignored() { ++ignored_; }
+  uint64_t event_count() const { return trace_.size(); }
+
+  Trace finish() &&;
+
+ private:
+  EventKind kind_of(NameId category, char ph);
+  TrackId track_of(NameId pid, NameId tid);
+  void build_tracks();
+  void nest_track(Track& t);
+  void link_events();
+
+  Trace trace_;
+  std::unordered_map<uint64_t, TrackId> track_ids_;
+  uint64_t last_track_key_ = UINT64_MAX;
+  TrackId last_track_ = 0;
+  std::unordered_map<NameId, EventKind> kind_by_category_;
+  std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name
+  std::unordered_map<NameId, NameId> process_labels_;  // pid → "CPU" / "GPU 0"
+  std::vector<std::pair<int64_t, char>> flow_ends_;    // (id, ph) for the flow stats
+  uint64_t ignored_ = 0;
+};
+
+}  // namespace whyslow

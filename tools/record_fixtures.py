@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Record the real torch.profiler traces whyslow is tested against, with torch's own
+key_averages() as the oracle.
+
+Run on the GPU machine:  python3 tools/record_fixtures.py OUTDIR [NAME ...]
+Each workload runs in a fresh subprocess so that a "cold" workload really sees the first CUDA
+calls of a process (module loading, handle creation) and no workload inherits another's state.
+
+For each workload NAME it writes
+  OUTDIR/NAME.json.gz          the Chrome trace torch exported (gzipped)
+  OUTDIR/NAME.oracle.json      key_averages() rows, CPU and device rows kept apart, plus facts
+                               about how the trace was made (schedule, torch version, GPU)
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+STEADY = dict(wait=1, warmup=1, active=3, repeat=1)  # 6 step() calls, ProfilerStep#2..#4 kept
+# Cold: record from the very first step, no warm-up, so the first step carries the start-up costs.
+COLD = dict(wait=0, warmup=0, active=4, repeat=1)
+COLD3 = dict(wait=0, warmup=0, active=3, repeat=1)
+
+
+def mm_bias(n, dtype, scopes=True, sync=True):
+    """x @ w + b as two eager kernels (GEMM, then a broadcast add), like the DESIGN's example."""
+    x = torch.randn(n, n, device="cuda", dtype=dtype)
+    w = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+
+    def step():
+        if scopes:
+            with record_function("matmul"):
+                y = torch.mm(x, w)
+            with record_function("bias_add"):
+                y = y + b
+        else:
+            y = torch.mm(x, w) + b
+        if sync:
+            torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+def mm_bias_compiled(n, dtype):
+    x = torch.randn(n, n, device="cuda", dtype=dtype)
+    w = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+
+    @torch.compile
+    def f(x, w, b):
+        return x @ w + b
+
+    def step():
+        with record_function("matmul_bias"):
+            y = f(x, w, b)
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+def mlp(dtype, compiled):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024),
+        torch.nn.LayerNorm(1024)).to("cuda", dtype)
+    if compiled:
+        model = torch.compile(model)
+    x = torch.randn(256, 1024, device="cuda", dtype=dtype)
+
+    def step():
+        with torch.no_grad(), record_function("mlp_forward"):
+            y = model(x)
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+def item_and_pageable():
+    """A loop that reads scalars back (.item()) and moves pageable host memory both ways."""
+    x = torch.randn(1 << 20, device="cuda")
+    host = torch.randn(1 << 22)  # 16 MB of pageable host memory
+
+    def step():
+        total = 0.0
+        for _ in range(8):
+            total += (x * 2).sum().item()  # a device-to-host copy that blocks the CPU
+        with record_function("upload"):
+            d = host.to("cuda")  # pageable HtoD
+        with record_function("download"):
+            back = d.cpu()  # pageable DtoH
+        return total, back
+
+    return step
+
+
+def compiled_cold(n, dtype):
+    """torch.compile's first call inside the profiled window: compilation shows in step 0."""
+    x = torch.randn(n, n, device="cuda", dtype=dtype)
+    w = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+
+    @torch.compile
+    def f(x, w, b):
+        return torch.nn.functional.gelu(x @ w + b)
+
+    def step():
+        y = f(x, w, b)
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+# name -> (builder, profiler schedule, step() calls, warm-up calls before profiling starts)
+WORKLOADS = {
+    "mm_bias_64_fp32": (lambda: mm_bias(64, torch.float32), STEADY, 6, 3),
+    "mm_bias_64_fp32_noscopes": (lambda: mm_bias(64, torch.float32, scopes=False), STEADY, 6, 3),
+    "mm_bias_64_bf16": (lambda: mm_bias(64, torch.bfloat16), STEADY, 6, 3),
+    "mm_bias_4096_fp32": (lambda: mm_bias(4096, torch.float32), STEADY, 6, 3),
+    "mm_bias_4096_bf16": (lambda: mm_bias(4096, torch.bfloat16), STEADY, 6, 3),
+    "mm_bias_64_fp32_cold": (lambda: mm_bias(64, torch.float32), COLD, 5, 0),
+    "mm_bias_4096_fp32_cold": (lambda: mm_bias(4096, torch.float32), COLD, 5, 0),
+    "mm_bias_64_fp32_compiled": (lambda: mm_bias_compiled(64, torch.float32), STEADY, 6, 3),
+    "mm_bias_4096_bf16_compiled": (lambda: mm_bias_compiled(4096, torch.bfloat16), STEADY, 6, 3),
+    "mlp_bf16": (lambda: mlp(torch.bfloat16, False), STEADY, 6, 3),
+    "mlp_bf16_compiled": (lambda: mlp(torch.bfloat16, True), STEADY, 6, 3),
+    "item_pageable": (item_and_pageable, STEADY, 6, 3),
+    "compiled_cold": (lambda: compiled_cold(256, torch.float32), COLD3, 4, 0),
+}
+
+
+def avg_row(e):
+    row = {}
+    for k in ("key", "count", "node_id", "device_type", "is_legacy", "is_user_annotation",
+              "self_cpu_time_total", "cpu_time_total", "device_time_total",
+              "self_device_time_total", "overload_name"):
+        v = getattr(e, k, None)
+        if v is None:
+            continue
+        if not isinstance(v, (int, float, str, bool)):
+            v = str(v)
+        row[k] = v
+    return row
+
+
+def record_one(name, outdir):
+    builder, sched, steps, warm = WORKLOADS[name]
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # CUDA context exists before profiling, as in real programs
+    step = builder()
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+
+    tmp = tempfile.mkdtemp()
+    trace_path = os.path.join(tmp, name + ".json")
+    kwargs = dict(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True)
+    if sched is not None:
+        kwargs["schedule"] = schedule(**sched)
+        kwargs["on_trace_ready"] = lambda p: p.export_chrome_trace(trace_path)
+    with profile(**kwargs) as prof:
+        for _ in range(steps):
+            step()
+            prof.step()
+    if sched is None:
+        prof.export_chrome_trace(trace_path)
+
+    with open(trace_path, "rb") as src, gzip.open(os.path.join(outdir, name + ".json.gz"), "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    oracle = {
+        "workload": name,
+        "schedule": sched,
+        "step_calls": steps,
+        "warmup_calls_before_profiling": warm,
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(0),
+        "key_averages": [avg_row(e) for e in prof.key_averages()],
+        "table": prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=200),
+    }
+    with open(os.path.join(outdir, name + ".oracle.json"), "w") as f:
+        json.dump(oracle, f, indent=1)
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    if len(sys.argv) > 3 and sys.argv[2] == "--one":
+        record_one(sys.argv[3], outdir)
+        return
+    names = sys.argv[2:] or list(WORKLOADS)
+    failed = []
+    for name in names:
+        r = subprocess.run([sys.executable, __file__, outdir, "--one", name])
+        print(f"{name}: {'ok' if r.returncode == 0 else 'FAILED rc=%d' % r.returncode}", flush=True)
+        if r.returncode != 0:
+            failed.append(name)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
