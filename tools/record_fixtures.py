@@ -85,6 +85,42 @@ def mlp(dtype, compiled):
     return step
 
 
+def addmm_full_bias(n):
+    """torch.addmm with a full (n, n) input: addmm copies it into the output before the GEMM."""
+    x = torch.randn(n, n, device="cuda")
+    w = torch.randn(n, n, device="cuda")
+    c = torch.randn(n, n, device="cuda")
+
+    def step():
+        y = torch.addmm(c, x, w)
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+def kernel_contention():
+    """The same bf16 GEMM every step; in some steps a large GEMM on a side stream competes for
+    the SMs, so the same kernel on the same shapes takes longer there."""
+    x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    big = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    side = torch.cuda.Stream()
+    calls = [0]
+
+    def step():
+        calls[0] += 1
+        if calls[0] % 3 == 0:
+            with torch.cuda.stream(side):
+                big @ big
+        with record_function("gemm"):
+            y = x @ w
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
 def item_and_pageable():
     """A loop that reads scalars back (.item()) and moves pageable host memory both ways."""
     x = torch.randn(1 << 20, device="cuda")
@@ -136,6 +172,8 @@ WORKLOADS = {
     "mlp_bf16_compiled": (lambda: mlp(torch.bfloat16, True), STEADY, 6, 3),
     "item_pageable": (item_and_pageable, STEADY, 6, 3),
     "compiled_cold": (lambda: compiled_cold(256, torch.float32), COLD3, 4, 0),
+    "addmm_full_bias": (lambda: addmm_full_bias(1024), STEADY, 6, 3),
+    "kernel_contention": (kernel_contention, dict(wait=1, warmup=1, active=9, repeat=1), 12, 3),
 }
 
 

@@ -1,0 +1,23 @@
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+
+Facts analyze(const Trace& trace) {
+  Facts f;
+  std::vector<Interval> busy = gpu_busy_intervals(trace);
+  for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
+  f.steps = measure_steps(trace);
+  f.window = measure_window(trace);
+  f.ops = op_table(trace);
+  f.kernels = kernel_table(trace);
+  f.annotations = annotation_table(trace);
+  f.launches = launch_queue(trace);
+  f.syncs = sync_waits(trace, busy);
+  f.copies = copies(trace);
+  f.cold_start = cold_start(trace, f.steps);
+  f.compile = compile_regions(trace);
+  f.profiler = profiler_overhead(trace);
+  return f;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,137 @@
+// Cold start: the step far longer than the others, and what inside it made it long. Each cause
+// is a class of events (module loading, allocation, …); a class's time is the part of its
+// events' union not already claimed by a class listed before it, so nested events (module
+// loading inside cudaFuncGetAttributes) are never counted twice and the causes add up to at
+// most the step.
+#include <algorithm>
+
+#include "analysis/event_names.hpp"
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+namespace {
+
+// A step is an outlier when it is at least this many times the median of the others: run-to-run
+// noise of steady steps stays well under 2×, while start-up costs are 10–1000×.
+constexpr double kOutlierRatio = 3.0;
+// …and longer than the median by at least this much: below 200 µs a slow step is not worth a
+// reader's attention even if it is 3× the others (tiny steps jitter by that much).
+constexpr int64_t kOutlierMinExcessNs = 200'000;
+// Without steps, the whole window counts as cold when start-up work takes this share of it.
+constexpr double kWindowColdShare = 0.10;
+constexpr int64_t kWindowColdMinNs = 1'000'000;
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+struct CauseClass {
+  const char* label;
+  bool (*matches)(const Trace&, EventId);
+};
+
+bool overhead_named(const Trace& t, EventId e, std::string_view n) {
+  return t.kind[e] == EventKind::Overhead && t.name_of(e) == n;
+}
+bool any_prefix(std::string_view n, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view p : prefixes)
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+const CauseClass kCauses[] = {
+    {"torch.compile compilation (Dynamo/Inductor)",
+     [](const Trace& t, EventId e) { return is_compilation_event(t.name_of(e)); }},
+    {"CUDA module loading (Runtime Triggered Module Loading)",
+     [](const Trace& t, EventId e) { return overhead_named(t, e, "Runtime Triggered Module Loading"); }},
+    {"lazy kernel loading (Lazy Function Loading)",
+     [](const Trace& t, EventId e) { return overhead_named(t, e, "Lazy Function Loading"); }},
+    {"profiler buffer allocation (Activity Buffer Request)",
+     [](const Trace& t, EventId e) { return overhead_named(t, e, "Activity Buffer Request"); }},
+    {"device memory allocation (cudaMalloc/cudaFree)",
+     [](const Trace& t, EventId e) {
+       return is_host_api(t.kind[e]) &&
+              any_prefix(t.name_of(e), {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree", "cuMemCreate",
+                                        "cudaHostAlloc", "hipMalloc", "hipFree", "hipHostMalloc"});
+     }},
+    {"stream and event creation (cudaStreamCreate/cudaEventCreate)",
+     [](const Trace& t, EventId e) {
+       return is_host_api(t.kind[e]) &&
+              any_prefix(t.name_of(e), {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
+                                        "cuStreamCreate", "cuEventCreate", "hipStreamCreate", "hipEventCreate"});
+     }},
+    {"library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
+     "cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*)",
+     [](const Trace& t, EventId e) {
+       return is_host_api(t.kind[e]) &&
+              any_prefix(t.name_of(e), {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaGetSymbolAddress",
+                                        "cudaDeviceGetAttribute", "cudaOccupancy", "cudaGetDeviceProperties",
+                                        "cudaGetFuncBySymbol", "cuModule", "cuLibrary", "cuKernelGet",
+                                        "cuFuncGetAttribute", "cuFuncSetAttribute", "hipFuncGetAttributes",
+                                        "hipModule"});
+     }},
+};
+
+void explain_window(const Trace& t, int64_t start, int64_t end, ColdStartFacts& f) {
+  std::vector<Interval> claimed;
+  std::vector<std::pair<int64_t, EventId>> longest;
+  for (const CauseClass& cause : kCauses) {
+    std::vector<Interval> mine;
+    ColdCause c;
+    c.what = cause.label;
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(t, e)) continue;
+      ++c.count;
+      mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
+      longest.emplace_back(t.dur_ns[e], e);
+    }
+    if (mine.empty()) continue;
+    merge_intervals(mine);
+    for (const Interval& iv : mine) c.total_ns += (iv.second - iv.first) - covered_length(claimed, iv.first, iv.second);
+    claimed.insert(claimed.end(), mine.begin(), mine.end());
+    merge_intervals(claimed);
+    if (c.total_ns > 0) f.causes.push_back(std::move(c));
+  }
+  std::sort(f.causes.begin(), f.causes.end(),
+            [](const ColdCause& a, const ColdCause& b) { return a.total_ns > b.total_ns; });
+  std::sort(longest.rbegin(), longest.rend());
+  for (size_t i = 0; i < longest.size() && i < 5; ++i) f.evidence.push_back(longest[i].second);
+}
+
+}  // namespace
+
+ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
+  ColdStartFacts f;
+  if (steps.size() >= 2) {
+    size_t slow = 0;
+    for (size_t i = 1; i < steps.size(); ++i)
+      if (steps[i].duration_ns > steps[slow].duration_ns) slow = i;
+    std::vector<int64_t> others;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (i != slow) others.push_back(steps[i].duration_ns);
+    std::sort(others.begin(), others.end());
+    const int64_t median = others[others.size() / 2];
+    const int64_t d = steps[slow].duration_ns;
+    if (d < kOutlierRatio * static_cast<double>(median) || d - median < kOutlierMinExcessNs) return f;
+    f.step_index = static_cast<int>(slow);
+    f.step_ns = d;
+    f.typical_step_ns = median;
+    explain_window(t, steps[slow].start_ns, steps[slow].end_ns, f);
+    return f;
+  }
+  // No steps to compare: the whole window is cold if start-up work dominates it.
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
+    start = std::min(start, t.start_ns[e]);
+    end = std::max(end, t.end_ns(e));
+  }
+  if (start >= end) return f;
+  ColdStartFacts w;
+  explain_window(t, start, end, w);
+  int64_t total = 0;
+  for (const ColdCause& c : w.causes) total += c.total_ns;
+  if (total < kWindowColdMinNs || total < kWindowColdShare * static_cast<double>(end - start)) return f;
+  w.step_ns = end - start;
+  return w;
+}
+
+}  // namespace whyslow

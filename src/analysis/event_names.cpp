@@ -1,0 +1,39 @@
+#include "analysis/event_names.hpp"
+
+namespace whyslow {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+}  // namespace
+
+bool is_sync_call(std::string_view n) {
+  for (std::string_view prefix : {"cuda", "hip", "cu"}) {
+    if (!starts_with(n, prefix)) continue;
+    const std::string_view rest = n.substr(prefix.size());
+    if (rest == "DeviceSynchronize" || rest == "StreamSynchronize" || rest == "EventSynchronize" ||
+        rest == "CtxSynchronize" || rest == "StreamSynchronize_ptsz")
+      return true;
+  }
+  return false;
+}
+
+bool is_blocking_copy_call(std::string_view n) {
+  if (n.find("Async") != std::string_view::npos) return false;
+  return starts_with(n, "cudaMemcpy") || starts_with(n, "cuMemcpy") || starts_with(n, "hipMemcpy");
+}
+
+bool is_profiler_step(std::string_view n) { return starts_with(n, "ProfilerStep#"); }
+
+bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
+bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
+bool is_compiled_graph_call(std::string_view n) { return starts_with(n, "## Call CompiledFxGraph"); }
+bool is_compilation_event(std::string_view n) {
+  return ends_with(n, "(dynamo_timed)") || n == "entire_frame_compile";
+}
+bool is_triton_kernel(std::string_view n) { return starts_with(n, "triton_"); }
+
+}  // namespace whyslow

@@ -1,0 +1,28 @@
+// The names whyslow recognises in traces, in one place: host synchronization calls, blocking
+// copies, launch APIs, start-up costs, torch.compile markers. Matching is on exact names or
+// prefixes documented next to each.
+#pragma once
+
+#include <string_view>
+
+namespace whyslow {
+
+// cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and their driver/HIP twins:
+// the host blocks until queued GPU work finishes.
+bool is_sync_call(std::string_view name);
+
+// Synchronous copy APIs (cudaMemcpy, cuMemcpyDtoH, hipMemcpy, …, not the *Async ones): the host
+// blocks until the copy is done.
+bool is_blocking_copy_call(std::string_view name);
+
+// "ProfilerStep#12" → true.
+bool is_profiler_step(std::string_view name);
+
+// torch.compile's own markers.
+bool is_compiled_region(std::string_view name);   // "Torch-Compiled Region: 0/0"
+bool is_dynamo_cache_lookup(std::string_view name);
+bool is_compiled_graph_call(std::string_view name);  // "## Call CompiledFxGraph <hash> ##"
+bool is_compilation_event(std::string_view name);    // "... (dynamo_timed)", "entire_frame_compile"
+bool is_triton_kernel(std::string_view name);        // triton_poi_/red_/per_/tem_fused_*
+
+}  // namespace whyslow

@@ -1,0 +1,149 @@
+// Facts: what the analysis passes measured, in numbers taken from the trace. The explain layer
+// turns these into findings; the report layer prints the tables. Times are integer ns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace whyslow {
+
+// ---- steps (ProfilerStep#N) ----
+struct StepFacts {
+  EventId event = kNoEvent;  // the ProfilerStep#N annotation
+  std::string name;
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t duration_ns = 0;
+  // Host time not spent blocked in a synchronizing call: the CPU work of the step.
+  int64_t cpu_ns = 0;
+  int64_t sync_wait_ns = 0;  // host time blocked in synchronize calls and blocking copies
+  // Union of the kernel/memcpy/memset intervals (all streams) launched from within the step.
+  int64_t gpu_busy_ns = 0;
+  // Where the last GPU work launched in the step ends (may be after the step ends).
+  int64_t gpu_end_ns = 0;
+  uint32_t kernels = 0, memcpys = 0, memsets = 0, launches = 0;
+};
+
+// ---- op table: torch's key_averages() ----
+struct OpRow {
+  std::string name;  // key: ProfilerStep#N grouped as "ProfilerStep*", as torch does
+  bool device_row = false;  // torch's separate device-side row (kernels, copies, GPU annotations)
+  uint64_t calls = 0;
+  int64_t self_cpu_ns = 0, cpu_total_ns = 0;
+  int64_t device_total_ns = 0, self_device_ns = 0;
+};
+
+// ---- kernel table ----
+struct KernelRow {
+  NameId name = kNoName;
+  EventKind kind = EventKind::Kernel;  // kernels, and copies/memsets by their names
+  uint64_t calls = 0;
+  int64_t total_ns = 0, min_ns = 0, max_ns = 0, median_ns = 0;
+  GpuDetail launch;  // grid/block/registers/shared memory of the first call
+  bool uniform_launch = true;  // every call had the same grid/block
+  std::vector<EventId> events;
+};
+
+// ---- record_function blocks ----
+struct AnnotationRow {
+  std::string name;
+  uint64_t calls = 0;
+  int64_t cpu_total_ns = 0;
+  int64_t gpu_ns = 0;       // sum of the GPU work launched inside the blocks
+  uint64_t kernels = 0;
+};
+
+// ---- launches: CPU → GPU queue ----
+struct LaunchFacts {
+  uint64_t launches = 0;       // host API calls linked to GPU activity
+  uint64_t linked = 0;         // GPU activities with a resolved launch
+  uint64_t unlinked_gpu = 0;   // GPU activities with no launch in the trace
+  // Delay from the launch call's start to the GPU work's start.
+  std::vector<int64_t> delays_ns;  // sorted
+  EventId max_delay_kernel = kNoEvent;
+  int64_t max_delay_ns = 0;
+};
+
+// ---- synchronization ----
+struct SyncCall {
+  EventId event = kNoEvent;
+  int64_t wait_ns = 0;
+  int64_t gpu_busy_ns = 0;  // GPU work (all streams) running during the wait
+  bool blocking_copy = false;
+};
+struct SyncFacts {
+  std::vector<SyncCall> calls;
+  int64_t total_wait_ns = 0, total_gpu_busy_ns = 0;
+};
+
+// ---- copies ----
+struct CopyRow {
+  EventId event = kNoEvent;
+  NameId name = kNoName;
+  int64_t bytes = -1;
+  int64_t dur_ns = 0;
+};
+struct CopyFacts {
+  std::vector<CopyRow> pageable;        // Pageable in the name: staged through a bounce buffer
+  std::vector<CopyRow> device_to_device;  // Memcpy DtoD
+  std::vector<CopyRow> device_to_host;  // DtoH: each one a host sync point
+};
+
+// ---- cold start ----
+struct ColdCause {
+  std::string what;       // "Runtime Triggered Module Loading", "cudaMalloc", ...
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+struct ColdStartFacts {
+  int step_index = -1;             // the outlier step, -1 when none
+  int64_t step_ns = 0;
+  int64_t typical_step_ns = 0;     // median of the other steps
+  std::vector<ColdCause> causes;   // sorted by time, largest first
+  std::vector<EventId> evidence;   // the largest events
+};
+
+// ---- torch.compile ----
+struct CompileFacts {
+  uint64_t compiled_regions = 0;    // "Torch-Compiled Region"
+  uint64_t nested_regions = 0;      // a compiled region inside another: a graph break
+  int64_t compiled_region_ns = 0;
+  uint64_t cache_lookups = 0;       // "TorchDynamo Cache Lookup"
+  int64_t cache_lookup_ns = 0;
+  uint64_t graph_calls = 0;         // "## Call CompiledFxGraph ... ##"
+  int64_t graph_call_ns = 0;
+  int64_t wrapper_ns = 0;           // region time not inside the graph calls
+  uint64_t triton_kernels = 0;      // kernel calls named triton_*
+  int64_t triton_kernel_ns = 0;
+  uint64_t compile_events = 0;      // Dynamo/Inductor compilation inside the window
+  int64_t compile_ns = 0;
+};
+
+// ---- profiler's own cost ----
+struct ProfilerOverheadFacts {
+  uint64_t buffer_requests = 0;     // "Activity Buffer Request"
+  int64_t buffer_request_ns = 0;
+  std::vector<EventId> events;
+};
+
+struct Facts {
+  std::vector<StepFacts> steps;
+  std::vector<OpRow> ops;
+  std::vector<KernelRow> kernels;
+  std::vector<AnnotationRow> annotations;
+  LaunchFacts launches;
+  SyncFacts syncs;
+  CopyFacts copies;
+  ColdStartFacts cold_start;
+  CompileFacts compile;
+  ProfilerOverheadFacts profiler;
+  StepFacts window;         // the whole trace measured like one step
+  int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
+};
+
+// Runs every analysis pass in order.
+Facts analyze(const Trace& trace);
+
+}  // namespace whyslow

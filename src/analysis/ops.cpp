@@ -1,0 +1,170 @@
+// The op table with torch.profiler's key_averages() semantics, so a user can hold whyslow's
+// numbers against the table torch printed for the same run:
+//  - rows are CPU-side events (ops, record_function blocks, runtime/driver calls, profiler
+//    overhead) and, kept apart under the same name, device-side events (kernels, copies,
+//    memsets, GPU-lane annotations);
+//  - ProfilerStep#N rows are grouped as "ProfilerStep*";
+//  - an op's children are the events nested directly inside it on its thread (torch's tree:
+//    sorted by start, longer first; a partial overlap closes the open event); self CPU time is
+//    its duration minus its children's;
+//  - an op that is the only child of an op of the same name (an overload calling itself, e.g.
+//    aten::sum → aten::sum) is merged into its parent, as torch's _remove_dup_nodes does;
+//  - a kernel's time counts as self device time of the op whose External id it carries, and as
+//    device total of that op and all its ancestors;
+//  - GPU-lane annotations are written 2 ns longer than the span they mirror; torch reports the
+//    span, so the 2 ns are taken off.
+// One known divergence: in traces with cold-start profiler events (Runtime Triggered Module
+// Loading, Lazy Function Loading, Activity Buffer Request), torch also credits kernel time to
+// those events and their ancestors, counting the same kernel several times (its Self CUDA %
+// then sums to over 100 %). whyslow credits each kernel once, to the op that launched it.
+#include <algorithm>
+#include <map>
+
+#include "analysis/event_names.hpp"
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+namespace {
+
+// Writer padding of gpu_user_annotation spans (libkineto: ts − 1 ns, dur + 2 ns).
+constexpr int64_t kGpuAnnotationPaddingNs = 2;
+
+bool in_op_tree(EventKind k) {
+  return k == EventKind::CpuOp || k == EventKind::UserAnnotation || is_host_api(k) ||
+         k == EventKind::Overhead;
+}
+
+// The CPU track whose op-tree event encloses `e` (profiler overhead events are written on
+// their own pseudo-track, pid -1, though they run inside a runtime call on a real thread).
+TrackId home_track(const Trace& t, EventId e) {
+  const int64_t start = t.start_ns[e], end = t.end_ns(e);
+  for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
+    const Track& track = t.tracks[tr];
+    if (track.kind != TrackKind::Cpu) continue;
+    auto it = std::upper_bound(track.events.begin(), track.events.end(), start,
+                               [&](int64_t s, EventId x) { return s < t.start_ns[x]; });
+    if (it == track.events.begin()) continue;
+    for (EventId c = *(it - 1); c != kNoEvent; c = t.parent[c])
+      if (t.start_ns[c] <= start && t.end_ns(c) >= end) return tr;
+  }
+  return UINT32_MAX;
+}
+
+std::string row_key(std::string_view name) {
+  return is_profiler_step(name) ? std::string("ProfilerStep*") : std::string(name);
+}
+
+}  // namespace
+
+std::vector<OpRow> op_table(const Trace& t) {
+  // 1. The events of torch's tree, per thread, in (start, longer first) order.
+  std::vector<std::vector<EventId>> per_track(t.tracks.size());
+  for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
+    const Track& track = t.tracks[tr];
+    for (EventId e : track.events) {
+      if (!in_op_tree(t.kind[e])) continue;
+      if (track.kind == TrackKind::Cpu) {
+        per_track[tr].push_back(e);
+      } else if (t.kind[e] == EventKind::Overhead) {
+        const TrackId home = home_track(t, e);
+        per_track[home == UINT32_MAX ? tr : home].push_back(e);
+      }
+    }
+  }
+  auto order = [&](EventId a, EventId b) {
+    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
+    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
+    return a < b;
+  };
+
+  // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
+  std::vector<EventId> nodes;
+  std::vector<int32_t> parent, rep, children;
+  for (auto& list : per_track) {
+    std::sort(list.begin(), list.end(), order);
+    std::vector<int32_t> open;
+    for (EventId e : list) {
+      const int32_t i = static_cast<int32_t>(nodes.size());
+      nodes.push_back(e);
+      int32_t p = -1;
+      while (!open.empty()) {
+        const EventId top = nodes[open.back()];
+        if (t.start_ns[e] >= t.end_ns(top) || t.end_ns(e) > t.end_ns(top)) {
+          open.pop_back();
+          continue;
+        }
+        p = open.back();
+        break;
+      }
+      parent.push_back(p);
+      children.push_back(0);
+      if (p >= 0) ++children[p];
+      open.push_back(i);
+    }
+  }
+  const size_t n = nodes.size();
+  rep.resize(n);
+  std::vector<int32_t> live_children = children;
+  for (size_t i = 0; i < n; ++i) {
+    rep[i] = static_cast<int32_t>(i);
+    if (parent[i] < 0) continue;
+    const int32_t p = rep[parent[i]];
+    if (t.name[nodes[i]] == t.name[nodes[p]] && live_children[p] == 1) {
+      rep[i] = p;
+      live_children[p] = children[i];
+    }
+  }
+  std::vector<int64_t> self_cpu(n), self_dev(n, 0), dev_total(n, 0);
+  for (size_t i = 0; i < n; ++i) self_cpu[i] = t.dur_ns[nodes[i]];
+  for (size_t i = 0; i < n; ++i)
+    if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) self_cpu[rep[parent[i]]] -= t.dur_ns[nodes[i]];
+
+  // 3. Device time: each GPU activity to the op whose External id it carries.
+  std::vector<int32_t> node_of_event(t.size(), -1);
+  for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
+    const int32_t i = node_of_event[t.op_link[e]];
+    if (i >= 0) self_dev[rep[i]] += t.dur_ns[e];
+  }
+  for (size_t i = 0; i < n; ++i) dev_total[i] = self_dev[i];
+  for (size_t i = n; i-- > 0;)
+    if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) dev_total[rep[parent[i]]] += dev_total[i];
+
+  // 4. Rows.
+  std::map<std::pair<std::string, bool>, OpRow> rows;
+  for (size_t i = 0; i < n; ++i) {
+    if (rep[i] != static_cast<int32_t>(i)) continue;
+    OpRow& r = rows[{row_key(t.name_of(nodes[i])), false}];
+    ++r.calls;
+    r.self_cpu_ns += self_cpu[i];
+    r.cpu_total_ns += t.dur_ns[nodes[i]];
+    r.self_device_ns += self_dev[i];
+    r.device_total_ns += dev_total[i];
+  }
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    if (!is_gpu_activity(k) && k != EventKind::GpuUserAnnotation) continue;
+    int64_t d = t.dur_ns[e];
+    if (k == EventKind::GpuUserAnnotation) d = std::max<int64_t>(0, d - kGpuAnnotationPaddingNs);
+    OpRow& r = rows[{row_key(t.name_of(e)), true}];
+    ++r.calls;
+    r.self_device_ns += d;
+    r.device_total_ns += d;
+  }
+  std::vector<OpRow> out;
+  out.reserve(rows.size());
+  for (auto& [key, row] : rows) {
+    row.name = key.first;
+    row.device_row = key.second;
+    out.push_back(std::move(row));
+  }
+  std::sort(out.begin(), out.end(), [](const OpRow& a, const OpRow& b) {
+    const int64_t wa = std::max(a.self_cpu_ns, a.self_device_ns), wb = std::max(b.self_cpu_ns, b.self_device_ns);
+    if (wa != wb) return wa > wb;
+    return std::tie(a.name, a.device_row) < std::tie(b.name, b.device_row);
+  });
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,30 @@
+// One function per analysis pass. Each reads the Trace (and, where noted, earlier facts);
+// none reads JSON. analyze() in analyze.cpp runs them in order.
+#pragma once
+
+#include <vector>
+
+#include "analysis/facts.hpp"
+#include "analysis/intervals.hpp"
+
+namespace whyslow {
+
+// Merged [start, end) of every kernel, memcpy and memset on every stream.
+std::vector<Interval> gpu_busy_intervals(const Trace& trace);
+
+// Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
+std::vector<StepFacts> measure_steps(const Trace& trace);
+// The whole trace measured as one window (for traces without ProfilerStep annotations).
+StepFacts measure_window(const Trace& trace);
+
+std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
+std::vector<KernelRow> kernel_table(const Trace& trace);
+std::vector<AnnotationRow> annotation_table(const Trace& trace);
+LaunchFacts launch_queue(const Trace& trace);
+SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
+CopyFacts copies(const Trace& trace);
+ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps);
+CompileFacts compile_regions(const Trace& trace);
+ProfilerOverheadFacts profiler_overhead(const Trace& trace);
+
+}  // namespace whyslow

@@ -1,0 +1,107 @@
+// Steps: each ProfilerStep#N window, the CPU time inside it, the time the CPU sat blocked in
+// synchronizing calls, and the GPU work launched from inside it.
+#include <algorithm>
+
+#include "analysis/event_names.hpp"
+#include "analysis/host_waits.hpp"
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+namespace {
+
+// Fills the measured fields of `windows` (start/end/event already set; ascending, disjoint).
+// `owner` is the thread whose blocking calls count as the window's sync wait (kNoTrack: any).
+constexpr TrackId kAnyTrack = UINT32_MAX;
+
+void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
+  if (windows.empty()) return;
+  auto window_of = [&](int64_t ts) -> int {
+    auto it = std::upper_bound(windows.begin(), windows.end(), ts,
+                               [](int64_t x, const StepFacts& w) { return x < w.start_ns; });
+    if (it == windows.begin()) return -1;
+    const int i = static_cast<int>(it - windows.begin()) - 1;
+    return ts <= windows[i].end_ns ? i : -1;
+  };
+  std::vector<std::vector<Interval>> busy(windows.size());
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    if (is_host_api(k)) {
+      const int w = window_of(t.start_ns[e]);
+      if (w < 0) continue;
+      if (t.launch_link[e] != kNoEvent) ++windows[w].launches;
+      if ((owners[w] == kAnyTrack || owners[w] == t.track[e]) &&
+          host_wait_kind(t, e) != HostWait::None)
+        windows[w].sync_wait_ns += std::min(t.end_ns(e), windows[w].end_ns) - t.start_ns[e];
+    } else if (is_gpu_activity(k)) {
+      const EventId host = t.launch_link[e];
+      if (host == kNoEvent) continue;
+      const int w = window_of(t.start_ns[host]);
+      if (w < 0) continue;
+      StepFacts& s = windows[w];
+      if (k == EventKind::Kernel) ++s.kernels;
+      else if (k == EventKind::Memcpy) ++s.memcpys;
+      else ++s.memsets;
+      busy[w].emplace_back(t.start_ns[e], t.end_ns(e));
+      s.gpu_end_ns = std::max(s.gpu_end_ns, t.end_ns(e));
+    }
+  }
+  for (size_t i = 0; i < windows.size(); ++i) {
+    StepFacts& s = windows[i];
+    s.duration_ns = s.end_ns - s.start_ns;
+    s.cpu_ns = std::max<int64_t>(0, s.duration_ns - s.sync_wait_ns);
+    s.gpu_busy_ns = union_length(busy[i]);
+  }
+}
+
+}  // namespace
+
+std::vector<Interval> gpu_busy_intervals(const Trace& t) {
+  std::vector<Interval> v;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_gpu_activity(t.kind[e])) v.emplace_back(t.start_ns[e], t.end_ns(e));
+  merge_intervals(v);
+  return v;
+}
+
+std::vector<StepFacts> measure_steps(const Trace& t) {
+  std::vector<StepFacts> steps;
+  std::vector<TrackId> owners;
+  for (const Track& tr : t.tracks) {
+    if (tr.kind != TrackKind::Cpu) continue;
+    for (EventId e : tr.events) {
+      const EventKind k = t.kind[e];
+      if ((k != EventKind::UserAnnotation && k != EventKind::CpuOp) || !is_profiler_step(t.name_of(e)))
+        continue;
+      StepFacts s;
+      s.event = e;
+      s.name = std::string(t.name_of(e));
+      s.start_ns = t.start_ns[e];
+      s.end_ns = t.end_ns(e);
+      steps.push_back(std::move(s));
+    }
+  }
+  std::sort(steps.begin(), steps.end(),
+            [](const StepFacts& a, const StepFacts& b) { return a.start_ns < b.start_ns; });
+  for (const StepFacts& s : steps) owners.push_back(t.track[s.event]);
+  measure(t, steps, owners);
+  return steps;
+}
+
+StepFacts measure_window(const Trace& t) {
+  std::vector<StepFacts> one(1);
+  StepFacts& w = one[0];
+  w.name = "whole trace";
+  w.start_ns = INT64_MAX;
+  w.end_ns = INT64_MIN;
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    if (k == EventKind::Instant || k == EventKind::TraceSpan) continue;
+    w.start_ns = std::min(w.start_ns, t.start_ns[e]);
+    w.end_ns = std::max(w.end_ns, t.end_ns(e));
+  }
+  if (w.start_ns > w.end_ns) return StepFacts{};
+  measure(t, one, {kAnyTrack});
+  return w;
+}
+
+}  // namespace whyslow

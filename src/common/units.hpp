@@ -1,0 +1,16 @@
+// Human-readable numbers for titles and tables: 3 significant digits and a unit a reader does not
+// have to convert ("83.8 ms", "2.94 µs", "16.8 MB", "12.1 GB/s").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace whyslow {
+
+std::string human_duration(int64_t ns);
+std::string human_bytes(int64_t bytes);
+std::string human_rate(double bytes_per_second);
+std::string human_percent(double fraction);  // 0.982 → "98 %"; below 10 % one decimal
+std::string human_ratio(double x);           // 840.2 → "840×", 3.46 → "3.5×"
+
+}  // namespace whyslow

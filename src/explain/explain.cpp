@@ -1,0 +1,51 @@
+#include <algorithm>
+
+#include "explain/rules.hpp"
+
+namespace whyslow {
+
+std::string_view to_string(Severity s) {
+  switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Critical: return "critical";
+  }
+  return "info";
+}
+
+std::vector<const StepFacts*> steady_steps(const Facts& f) {
+  std::vector<const StepFacts*> out;
+  for (size_t i = 0; i < f.steps.size(); ++i)
+    if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
+  if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
+  return out;
+}
+
+int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
+  if (steps.empty()) return 0;
+  std::vector<int64_t> v;
+  for (const StepFacts* s : steps) v.push_back(s->*field);
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<Finding> explain(const Trace& t, const Facts& f) {
+  std::vector<Finding> out;
+  rule_cold_start(t, f, out);
+  rule_step_bound(t, f, out);
+  rule_sync_wait(t, f, out);
+  rule_host_sync_in_loop(t, f, out);
+  rule_launch_queue(t, f, out);
+  rule_pageable_memcpy(t, f, out);
+  rule_hidden_copy(t, f, out);
+  rule_kernel_variance(t, f, out);
+  rule_compiled_region(t, f, out);
+  rule_profiler_artifact(t, f, out);
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.impact_ns > b.impact_ns;
+  });
+  return out;
+}
+
+}  // namespace whyslow

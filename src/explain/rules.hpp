@@ -1,0 +1,29 @@
+// One function per rule. Each reads facts, appends at most a few findings, and fires only with
+// evidence. Thresholds are named constants in each rule's file, with the reason for their value.
+#pragma once
+
+#include <vector>
+
+#include "explain/finding.hpp"
+
+namespace whyslow {
+
+void rule_cold_start(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_step_bound(const Trace&, const Facts&, std::vector<Finding>&);  // overhead_bound / gpu_bound
+void rule_launch_queue(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_sync_wait(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_host_sync_in_loop(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_pageable_memcpy(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_hidden_copy(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_kernel_variance(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_compiled_region(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_profiler_artifact(const Trace&, const Facts&, std::vector<Finding>&);
+
+// Steps that represent steady state: all steps but the cold-start outlier; the whole trace as
+// one window when the trace has no ProfilerStep annotations.
+std::vector<const StepFacts*> steady_steps(const Facts& facts);
+
+// Median of a field over steps.
+int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
+
+}  // namespace whyslow

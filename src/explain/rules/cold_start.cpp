@@ -1,0 +1,73 @@
+// cold_start: a step far longer than the others, broken down into the one-off costs inside it.
+#include <fmt/core.h>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+
+namespace whyslow {
+namespace {
+
+// At 10× the typical step the start-up cost dominates any measurement that includes it.
+constexpr double kCriticalRatio = 10.0;
+
+}  // namespace
+
+void rule_cold_start(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const ColdStartFacts& c = f.cold_start;
+  if (c.causes.empty() && c.step_index < 0) return;
+  Finding x;
+  x.id = "cold_start";
+  int64_t explained = 0;
+  for (const ColdCause& cause : c.causes) explained += cause.total_ns;
+  std::string causes;
+  for (const ColdCause& cause : c.causes)
+    causes += fmt::format("\n  - {}: {} ({} event{})", cause.what, human_duration(cause.total_ns), cause.count,
+                          cause.count == 1 ? "" : "s");
+  if (c.step_index >= 0) {
+    const StepFacts& s = f.steps[c.step_index];
+    const double r = static_cast<double>(c.step_ns) / static_cast<double>(std::max<int64_t>(1, c.typical_step_ns));
+    x.severity = r >= kCriticalRatio ? Severity::Critical : Severity::Warning;
+    x.title = fmt::format("{} took {}, {} the other steps ({}): one-off start-up costs, not steady-state work",
+                          s.name, human_duration(c.step_ns), human_ratio(r), human_duration(c.typical_step_ns));
+    x.detail = fmt::format(
+        "The first time a process runs a CUDA kernel, library call or allocation it pays one-off costs: the "
+        "driver loads the kernel's module, cuBLAS and friends query and set kernel attributes, the caching "
+        "allocator asks the driver for memory, torch.compile compiles. Inside {} whyslow finds {} of such "
+        "work ({} of the step's extra {}):{}\nSteady-state steps do not pay these costs again; measure and "
+        "optimise those.",
+        s.name, human_duration(explained),
+        human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns - c.typical_step_ns)),
+        human_duration(c.step_ns - c.typical_step_ns), causes);
+    x.evidence = {us("step_us", c.step_ns), us("typical_step_us", c.typical_step_ns), ratio("ratio", r),
+                  us("explained_us", explained)};
+    x.events.push_back({s.event, "slow step"});
+    x.impact_ns = c.step_ns - c.typical_step_ns;
+  } else {
+    x.severity = Severity::Warning;
+    x.title = fmt::format("{} of the {} profiled are one-off start-up costs", human_duration(explained),
+                          human_duration(c.step_ns));
+    x.detail = fmt::format(
+        "The trace has no ProfilerStep annotations to compare, but {} of it is start-up work that a warm "
+        "process does not repeat:{}",
+        human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns)), causes);
+    x.evidence = {us("window_us", c.step_ns), us("explained_us", explained)};
+    x.impact_ns = explained;
+  }
+  for (const ColdCause& cause : c.causes) {
+    std::string key;
+    for (char ch : cause.what.substr(0, cause.what.find(" ("))) key += (ch == ' ' || ch == ':' || ch == '.') ? '_' : ch;
+    x.evidence.push_back(us(key + "_us", cause.total_ns));
+  }
+  for (EventId e : c.evidence) x.events.push_back({e, "start-up cost"});
+  x.try_next = {
+      "Warm up before measuring: run a few iterations first, or use torch.profiler.schedule(wait=1, warmup=1, "
+      "active=3) so the recorded steps are steady-state.",
+      "If the first request's latency matters (a server), pay the costs at start-up: run one dummy batch per "
+      "shape before serving; CUDA_MODULE_LOADING=EAGER loads all kernels at start-up instead of on first use.",
+      "For torch.compile, compile ahead of time (a warm-up call per input shape) or cache compiled artefacts "
+      "(TORCHINDUCTOR_FX_GRAPH_CACHE=1)."};
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow

@@ -1,0 +1,84 @@
+// host_sync_in_loop: many small host syncs per step, the signature of .item(), .cpu(), .tolist()
+// or Python control flow on GPU values inside a loop. Each one drains the GPU queue.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+
+namespace whyslow {
+namespace {
+
+// One or two syncs per step (reading the loss, a final synchronize) are normal; from four on it
+// is a loop that syncs on every iteration.
+constexpr int64_t kMinSyncsPerStep = 4;
+// Without steps, this many syncs in the trace make the same point.
+constexpr size_t kMinSyncsInWindow = 10;
+
+// The op that issued a host sync: the outermost ATen op around the call (aten::item, aten::to).
+std::string_view call_site(const Trace& t, EventId e) {
+  std::string_view site = t.name_of(e);
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a]) {
+    if (t.kind[a] != EventKind::CpuOp) break;
+    site = t.name_of(a);
+  }
+  return site;
+}
+
+}  // namespace
+
+void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const SyncFacts& s = f.syncs;
+  if (s.calls.empty()) return;
+  const auto steps = steady_steps(f);
+  std::vector<int64_t> per_step;
+  int64_t median = 0;
+  if (!f.steps.empty()) {
+    for (const StepFacts* st : steps) {
+      int64_t n = 0;
+      for (const SyncCall& c : s.calls)
+        if (t.start_ns[c.event] >= st->start_ns && t.start_ns[c.event] <= st->end_ns) ++n;
+      per_step.push_back(n);
+    }
+    std::sort(per_step.begin(), per_step.end());
+    median = per_step.empty() ? 0 : per_step[per_step.size() / 2];
+    if (median < kMinSyncsPerStep) return;
+  } else if (s.calls.size() < kMinSyncsInWindow) {
+    return;
+  }
+  std::map<std::string_view, int> sites;
+  for (const SyncCall& c : s.calls) ++sites[call_site(t, c.event)];
+  std::vector<std::pair<int, std::string_view>> ranked;
+  for (auto& [name, n] : sites) ranked.emplace_back(n, name);
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::string where;
+  for (size_t i = 0; i < ranked.size() && i < 3; ++i)
+    where += fmt::format("{}{} ×{}", i ? ", " : "", ranked[i].second, ranked[i].first);
+  Finding x;
+  x.id = "host_sync_in_loop";
+  x.severity = Severity::Warning;
+  x.title = f.steps.empty()
+                ? fmt::format("{} host syncs in the trace (mostly {})", s.calls.size(), ranked.front().second)
+                : fmt::format("{} host syncs per step: the CPU stops to wait for the GPU again and again", median);
+  x.detail = fmt::format(
+      "Each .item(), .cpu(), .tolist(), printing a GPU tensor or an `if` on a GPU value copies a result to the "
+      "host and blocks until every kernel queued before it has finished. The GPU queue then runs empty and the "
+      "CPU cannot launch ahead. Where they come from: {}. In total the CPU waited {} in {} such calls.",
+      where, human_duration(s.total_wait_ns), s.calls.size());
+  x.evidence = {count("syncs_per_step", static_cast<uint64_t>(median)), count("syncs", s.calls.size()),
+                us("total_wait_us", s.total_wait_ns)};
+  std::vector<SyncCall> sorted = s.calls;
+  std::sort(sorted.begin(), sorted.end(), [](const SyncCall& a, const SyncCall& b) { return a.wait_ns > b.wait_ns; });
+  for (size_t i = 0; i < sorted.size() && i < 3; ++i) x.events.push_back({sorted[i].event, "host sync"});
+  x.try_next = {"Keep values on the GPU inside the loop: accumulate into a GPU tensor and read it once per step.",
+                "Replace data-dependent Python control flow with tensor ops (torch.where, masking).",
+                "If a value is only logged, log it every N steps, or copy it with non_blocking=True into pinned "
+                "memory and read it later."};
+  x.impact_ns = s.total_wait_ns;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow

@@ -1,0 +1,98 @@
+// kernel_variance: the same kernel with the same launch configuration taking very different times
+// in different steps. Same code on the same shapes should take the same time; when it does not,
+// something outside the kernel changed: contention from another stream or process, clocks
+// (power/thermal), or cold caches.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+
+namespace whyslow {
+namespace {
+
+// Fewer calls than this give no usable median.
+constexpr size_t kMinCalls = 3;
+// Run-to-run noise of a kernel on an idle GPU is a few percent; 1.5× the median is far beyond it.
+constexpr double kSlowRatio = 1.5;
+// …and the slow call must lose at least 5 µs: tiny kernels jitter by a few µs in absolute terms.
+constexpr int64_t kMinExcessNs = 5'000;
+// Report the few worst groups, not every kernel.
+constexpr size_t kMaxReported = 3;
+
+}  // namespace
+
+void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const StepFacts* cold = f.cold_start.step_index >= 0 ? &f.steps[f.cold_start.step_index] : nullptr;
+  auto in_cold = [&](EventId k) {
+    const EventId h = t.launch_link[k];
+    return cold && h != kNoEvent && t.start_ns[h] >= cold->start_ns && t.start_ns[h] <= cold->end_ns;
+  };
+  struct Group { NameId name; std::vector<EventId> calls; int64_t median = 0, excess = 0; EventId slowest = kNoEvent; };
+  std::vector<Group> flagged;
+  for (const KernelRow& row : f.kernels) {
+    std::map<std::array<int32_t, 6>, std::vector<EventId>> by_launch;
+    for (EventId e : row.events) {
+      if (in_cold(e)) continue;
+      const GpuDetail& d = t.gpu_detail[t.detail[e]];
+      by_launch[std::array<int32_t, 6>{d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2]}].push_back(e);
+    }
+    for (auto& [launch, calls] : by_launch) {
+      if (calls.size() < kMinCalls) continue;
+      std::vector<int64_t> d;
+      for (EventId e : calls) d.push_back(t.dur_ns[e]);
+      std::sort(d.begin(), d.end());
+      const int64_t median = d[d.size() / 2];
+      Group g{row.name, calls, median, 0, kNoEvent};
+      for (EventId e : calls) {
+        const int64_t x = t.dur_ns[e];
+        if (x >= kSlowRatio * static_cast<double>(median) && x - median >= kMinExcessNs) {
+          g.excess += x - median;
+          if (g.slowest == kNoEvent || x > t.dur_ns[g.slowest]) g.slowest = e;
+        }
+      }
+      if (g.slowest != kNoEvent) flagged.push_back(std::move(g));
+    }
+  }
+  if (flagged.empty()) return;
+  std::sort(flagged.begin(), flagged.end(), [](const Group& a, const Group& b) { return a.excess > b.excess; });
+  const Group& top = flagged.front();
+  Finding x;
+  x.id = "kernel_variance";
+  x.severity = Severity::Warning;
+  x.title = fmt::format("The same kernel on the same launch configuration varies from {} to {}: {}",
+                        human_duration(top.median), human_duration(t.dur_ns[top.slowest]),
+                        std::string(t.names.view(top.name)).substr(0, 80));
+  std::string list;
+  int64_t excess = 0;
+  for (size_t i = 0; i < flagged.size(); ++i) {
+    excess += flagged[i].excess;
+    if (i >= kMaxReported) continue;
+    const Group& g = flagged[i];
+    list += fmt::format("\n  - {} ({} calls): median {}, slowest {}, {} lost to slow calls",
+                        std::string(t.names.view(g.name)).substr(0, 80), g.calls.size(), human_duration(g.median),
+                        human_duration(t.dur_ns[g.slowest]), human_duration(g.excess));
+    x.events.push_back({g.slowest, "slowest call"});
+  }
+  x.detail = fmt::format(
+      "A kernel that runs the same code on the same shapes should take the same time in every step (within a "
+      "few percent). These calls took at least {} their median, outside the cold-start step:{}\nLook at what "
+      "else ran at the same time: other streams or processes sharing the GPU, data-dependent work, or the GPU "
+      "clocking down.",
+      human_ratio(kSlowRatio), list);
+  x.evidence = {count("kernels_affected", flagged.size()), us("excess_us", excess), us("median_us", top.median),
+                us("slowest_us", t.dur_ns[top.slowest])};
+  x.try_next = {"Check for concurrent work on other streams or processes during the slow calls (the GPU lanes "
+                "of the trace; nvidia-smi for other processes).",
+                "Watch clocks and temperature while it runs (nvidia-smi dmon -s pc): a power or thermal limit "
+                "slows every kernel.",
+                "If the inputs' values matter (sparsity, data-dependent loops), the variance may be real work."};
+  x.impact_ns = excess;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow

@@ -1,0 +1,62 @@
+// sync_wait: time the CPU sat blocked in synchronize calls and blocking copies, and how much GPU
+// work actually ran meanwhile. Waiting for real GPU work is the price of needing a result; waiting
+// while the GPU is idle means the wait covers something else (queued launches, lazy loading).
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+
+namespace whyslow {
+namespace {
+
+// Blocked time under 10 % of a step is noise next to everything else in it.
+constexpr double kMinWaitShare = 0.10;
+constexpr int64_t kMinWaitNs = 50'000;
+// The GPU counts as idle during the waits when it ran under half of them.
+constexpr double kIdleGpuShare = 0.50;
+
+}  // namespace
+
+void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const SyncFacts& s = f.syncs;
+  if (s.calls.empty()) return;
+  const auto steps = steady_steps(f);
+  const int64_t step = median_of(steps, &StepFacts::duration_ns);
+  const int64_t wait = median_of(steps, &StepFacts::sync_wait_ns);
+  if (step <= 0 || wait < kMinWaitNs || static_cast<double>(wait) < kMinWaitShare * static_cast<double>(step)) return;
+  const double busy = s.total_wait_ns > 0 ? static_cast<double>(s.total_gpu_busy_ns) / static_cast<double>(s.total_wait_ns) : 0;
+  const auto longest = *std::max_element(s.calls.begin(), s.calls.end(),
+                                         [](const SyncCall& a, const SyncCall& b) { return a.wait_ns < b.wait_ns; });
+  Finding x;
+  x.id = "sync_wait";
+  const bool idle = busy < kIdleGpuShare;
+  x.severity = idle ? Severity::Warning : Severity::Info;
+  x.title = fmt::format("The CPU waits {} of each {} step blocked on the GPU; the GPU was {} during the waits",
+                        human_duration(wait), human_duration(step), idle ? fmt::format("{} idle", human_percent(1 - busy))
+                                                                        : fmt::format("{} busy", human_percent(busy)));
+  x.detail = fmt::format(
+      "Synchronize calls (cudaDeviceSynchronize, cudaStreamSynchronize, …) and blocking copies stop the CPU "
+      "until the GPU has finished the work queued before them. Over the trace the CPU spent {} in {} such "
+      "calls, and GPU work covered {} of that time. {} The longest wait, {} ({}), covered {} of GPU work.",
+      human_duration(s.total_wait_ns), s.calls.size(), human_duration(s.total_gpu_busy_ns),
+      idle ? "So the GPU mostly had nothing to do while the CPU waited: the waits cover launches still in the "
+             "queue or one-off start-up work, not long kernels."
+           : "So the CPU is waiting for real GPU work; that is fine when the result is needed now, and a waste "
+             "when the CPU could be preparing the next step instead.",
+      human_duration(longest.wait_ns), t.name_of(longest.event), human_duration(longest.gpu_busy_ns));
+  x.evidence = {us("wait_per_step_us", wait), us("step_us", step), us("total_wait_us", s.total_wait_ns),
+                us("gpu_busy_during_waits_us", s.total_gpu_busy_ns), percent("gpu_busy_during_waits", busy),
+                count("calls", s.calls.size())};
+  x.events.push_back({longest.event, "longest wait"});
+  x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "
+                "that were added for timing.",
+                "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",
+                "Overlap: queue step N+1 before reading back step N's result."};
+  x.impact_ns = wait;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow
