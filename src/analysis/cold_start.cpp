@@ -4,6 +4,7 @@
 // loading inside cudaFuncGetAttributes) are never counted twice and the causes add up to at
 // most the step.
 #include <algorithm>
+#include <unordered_map>
 
 #include "analysis/event_names.hpp"
 #include "analysis/passes.hpp"
@@ -17,6 +18,9 @@ constexpr double kOutlierRatio = 3.0;
 // …and longer than the median by at least this much: below 200 µs a slow step is not worth a
 // reader's attention even if it is 3× the others (tiny steps jitter by that much).
 constexpr int64_t kOutlierMinExcessNs = 200'000;
+// …and start-up work must account for at least half of its extra time; a step that is slow for
+// other reasons (contention, a data-dependent branch) is not a cold start.
+constexpr double kMinExplainedShare = 0.5;
 // Without steps, the whole window counts as cold when start-up work takes this share of it.
 constexpr double kWindowColdShare = 0.10;
 constexpr int64_t kWindowColdMinNs = 1'000'000;
@@ -70,7 +74,8 @@ const CauseClass kCauses[] = {
      }},
 };
 
-void explain_window(const Trace& t, int64_t start, int64_t end, ColdStartFacts& f) {
+// Returns the union of the time the named classes claimed.
+std::vector<Interval> explain_window(const Trace& t, int64_t start, int64_t end, ColdStartFacts& f) {
   std::vector<Interval> claimed;
   std::vector<std::pair<int64_t, EventId>> longest;
   for (const CauseClass& cause : kCauses) {
@@ -90,10 +95,62 @@ void explain_window(const Trace& t, int64_t start, int64_t end, ColdStartFacts& 
     merge_intervals(claimed);
     if (c.total_ns > 0) f.causes.push_back(std::move(c));
   }
-  std::sort(f.causes.begin(), f.causes.end(),
-            [](const ColdCause& a, const ColdCause& b) { return a.total_ns > b.total_ns; });
   std::sort(longest.rbegin(), longest.rend());
   for (size_t i = 0; i < longest.size() && i < 5; ++i) f.evidence.push_back(longest[i].second);
+  return claimed;
+}
+
+bool is_top_level_op(const Trace& t, EventId e) {
+  if (t.kind[e] != EventKind::CpuOp) return false;
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+    if (t.kind[a] == EventKind::CpuOp) return false;
+  return true;
+}
+
+// First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
+// creating its handle, building a dispatch table. Measured per top-level op as its time in the
+// slow step not claimed by a named class, minus the same op's median time in the other steps.
+void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t slow,
+                     const std::vector<Interval>& claimed, ColdStartFacts& f) {
+  const StepFacts& s = steps[slow];
+  auto step_of = [&](int64_t ts) -> int {
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (ts >= steps[i].start_ns && ts <= steps[i].end_ns) return static_cast<int>(i);
+    return -1;
+  };
+  std::unordered_map<NameId, std::vector<int64_t>> typical;
+  std::vector<EventId> in_slow;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!is_top_level_op(t, e)) continue;
+    const int i = step_of(t.start_ns[e]);
+    if (i < 0) continue;
+    if (static_cast<size_t>(i) == slow) in_slow.push_back(e);
+    else typical[t.name[e]].push_back(t.dur_ns[e]);
+  }
+  ColdCause c;
+  c.what = "first-call work inside ops with no CUDA call to show for it (library loading, handle creation)";
+  std::vector<std::pair<int64_t, EventId>> largest;
+  for (EventId e : in_slow) {
+    auto it = typical.find(t.name[e]);
+    if (it == typical.end()) continue;  // never ran in a steady step: no baseline to compare with
+    std::vector<int64_t>& d = it->second;
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    const int64_t usual = d[d.size() / 2];
+    const int64_t own = t.dur_ns[e] - covered_length(claimed, t.start_ns[e], std::min(t.end_ns(e), s.end_ns));
+    if (own - usual <= 0 || t.dur_ns[e] < kOutlierRatio * static_cast<double>(usual)) continue;
+    ++c.count;
+    c.total_ns += own - usual;
+    largest.emplace_back(own - usual, e);
+  }
+  if (c.total_ns <= 0) return;
+  std::sort(largest.rbegin(), largest.rend());
+  for (size_t i = 0; i < largest.size() && i < 2; ++i) f.evidence.insert(f.evidence.begin(), largest[i].second);
+  f.causes.push_back(std::move(c));
+}
+
+void sort_causes(ColdStartFacts& f) {
+  std::sort(f.causes.begin(), f.causes.end(),
+            [](const ColdCause& a, const ColdCause& b) { return a.total_ns > b.total_ns; });
 }
 
 }  // namespace
@@ -111,10 +168,15 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
     const int64_t median = others[others.size() / 2];
     const int64_t d = steps[slow].duration_ns;
     if (d < kOutlierRatio * static_cast<double>(median) || d - median < kOutlierMinExcessNs) return f;
+    const std::vector<Interval> claimed = explain_window(t, steps[slow].start_ns, steps[slow].end_ns, f);
+    first_call_work(t, steps, slow, claimed, f);
+    sort_causes(f);
+    int64_t explained = 0;
+    for (const ColdCause& c : f.causes) explained += c.total_ns;
+    if (explained < kMinExplainedShare * static_cast<double>(d - median)) return ColdStartFacts{};
     f.step_index = static_cast<int>(slow);
     f.step_ns = d;
     f.typical_step_ns = median;
-    explain_window(t, steps[slow].start_ns, steps[slow].end_ns, f);
     return f;
   }
   // No steps to compare: the whole window is cold if start-up work dominates it.
@@ -127,6 +189,7 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
   if (start >= end) return f;
   ColdStartFacts w;
   explain_window(t, start, end, w);
+  sort_causes(w);
   int64_t total = 0;
   for (const ColdCause& c : w.causes) total += c.total_ns;
   if (total < kWindowColdMinNs || total < kWindowColdShare * static_cast<double>(end - start)) return f;

@@ -4,12 +4,14 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "analysis/facts.hpp"
 #include "explain/finding.hpp"
 #include "report/report.hpp"
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"
+#include "trace/slice_trace.hpp"
 
 namespace {
 
@@ -18,6 +20,7 @@ struct Args {
   whyslow::LoadOptions load;
   whyslow::TextOptions text;
   bool json = false;
+  int step = -1;  // ProfilerStep#N to focus on; -1: the whole trace
 };
 
 void add_common(CLI::App* cmd, Args& a, bool with_json) {
@@ -27,7 +30,26 @@ void add_common(CLI::App* cmd, Args& a, bool with_json) {
   cmd->add_flag("--allow-truncated", a.load.allow_truncated,
                 "analyze the complete events of a truncated trace instead of failing");
   cmd->add_option("--rows", a.text.max_rows, "rows per table (0: all)")->capture_default_str();
-  if (with_json) cmd->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
+  if (with_json) {
+    cmd->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
+    cmd->add_option("--step", a.step, "analyze only ProfilerStep#N: its CPU events and the GPU work it launched")
+        ->check(CLI::NonNegativeNumber);
+  }
+}
+
+// The window of ProfilerStep#N, or a message listing the steps the trace has.
+std::optional<std::pair<int64_t, int64_t>> step_window(const whyslow::Trace& t, int n, std::string& error) {
+  const std::string wanted = "ProfilerStep#" + std::to_string(n);
+  std::string present;
+  for (whyslow::EventId e = 0; e < t.size(); ++e) {
+    const std::string_view name = t.name_of(e);
+    if (name.substr(0, 13) != "ProfilerStep#" || t.kind[e] == whyslow::EventKind::GpuUserAnnotation) continue;
+    if (name == wanted) return std::make_pair(t.start_ns[e], t.end_ns(e));
+    present += (present.empty() ? "" : ", ") + std::string(name.substr(12));
+  }
+  error = fmt::format("{} has no {}; {}", t.path, wanted,
+                      present.empty() ? "it has no ProfilerStep annotations at all" : "its steps are " + present);
+  return std::nullopt;
 }
 
 void print_truncation_note(const whyslow::Trace& t) {
@@ -64,8 +86,17 @@ int main(int argc, char** argv) {
   }
 
   try {
-    const whyslow::Trace trace = whyslow::load_trace(a.path, a.load);
+    whyslow::Trace trace = whyslow::load_trace(a.path, a.load);
     print_truncation_note(trace);
+    if (a.step >= 0) {
+      std::string error;
+      const auto window = step_window(trace, a.step, error);
+      if (!window) {
+        fmt::print(stderr, "whyslow: error: {}\n", error);
+        return 1;
+      }
+      trace = whyslow::slice_trace(trace, window->first, window->second);
+    }
     if (info->parsed()) {
       fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", trace.path, trace.size(),
                  trace.tracks.size(), trace.devices.size(), trace.input_bytes);

@@ -25,9 +25,13 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
   Finding x;
   x.id = "launch_queue";
   x.severity = Severity::Info;
-  x.title = fmt::format("GPU work starts {} (median) after its launch call, up to {}: the CPU runs ahead of the GPU",
-                        human_duration(mid), human_duration(hi));
   const bool queued = mid >= kVisibleLagNs;
+  x.title = queued ? fmt::format("GPU work starts {} (median) after its launch call, up to {}: the CPU runs ahead "
+                                 "of the GPU and work queues up",
+                                 human_duration(mid), human_duration(hi))
+                   : fmt::format("GPU work usually starts {} after its launch call (the queue is empty), but up "
+                                 "to {} for some launches",
+                                 human_duration(mid), human_duration(hi));
   x.detail = fmt::format(
       "CUDA launches are asynchronous: a launch call only puts the kernel in a stream's queue and returns, so "
       "the CPU lane moves on while the GPU lane works through the queue. Over {} launched operations the delay "

@@ -10,8 +10,11 @@
 namespace whyslow {
 namespace {
 
-// Copies adding up to under 20 µs are not worth a change of allocation strategy.
-constexpr int64_t kMinTotalNs = 20'000;
+// Copies adding up to under 50 µs are not worth a change of allocation strategy.
+constexpr int64_t kMinTotalNs = 50'000;
+// Copies of a few bytes (a scalar read back) are bound by latency, not bandwidth: pinning would
+// not speed them up. Under 64 kB in total the rule stays silent.
+constexpr int64_t kMinTotalBytes = 64 * 1024;
 // Above 10 % of the profiled time they are a real cost.
 constexpr double kWarningShare = 0.10;
 
@@ -29,7 +32,7 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
     if (slowest == kNoEvent || c.dur_ns > t.dur_ns[slowest]) slowest = c.event;
     if (t.launch_link[c.event] != kNoEvent) host_ns += t.dur_ns[t.launch_link[c.event]];
   }
-  if (copies.empty() || total_ns < kMinTotalNs) return;
+  if (copies.empty() || total_ns < kMinTotalNs || (bytes_known && bytes < kMinTotalBytes)) return;
   const double bandwidth = bytes_known && total_ns > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(total_ns) : 0;
   const int64_t window = f.window.duration_ns;
   Finding x;

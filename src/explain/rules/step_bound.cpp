@@ -30,6 +30,8 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   const double share = static_cast<double>(busy) / static_cast<double>(step);
   const bool per_step = !f.steps.empty();
   const std::string unit = per_step ? fmt::format("the median of {} steady-state steps", steps.size()) : "the whole trace";
+  const std::string span = per_step ? fmt::format("each {} step", human_duration(step))
+                                    : fmt::format("the {} profiled (no ProfilerStep annotations)", human_duration(step));
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
                 percent("gpu_busy", share)};
@@ -42,9 +44,9 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   if (share >= kGpuBoundShare) {
     x.id = "gpu_bound";
     x.severity = Severity::Info;
-    x.title = fmt::format("GPU-bound: the GPU is busy {} of each {} step", human_percent(share), human_duration(step));
+    x.title = fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(share), span);
     x.detail = fmt::format(
-        "In {}, GPU work (kernels, copies, memsets, all streams merged) covers {} of the {} step; the CPU's own "
+        "In {}, GPU work (kernels, copies, memsets, all streams merged) covers {} of {}; the CPU's own "
         "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
         "kernels that take the most time.",
         unit, human_duration(busy), human_duration(step), human_duration(cpu));
@@ -55,10 +57,9 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   } else if (share < kOverheadBoundShare) {
     x.id = "overhead_bound";
     x.severity = Severity::Warning;
-    x.title = fmt::format("Overhead-bound: the GPU is idle {} of each {} step, waiting for the CPU",
-                          human_percent(1 - share), human_duration(step));
+    x.title = fmt::format("Overhead-bound: the GPU is idle {} of {}, waiting for the CPU", human_percent(1 - share), span);
     x.detail = fmt::format(
-        "In {}, the GPU is busy only {} of the {} step. The rest of the time it has nothing queued: the CPU "
+        "In {}, the GPU is busy only {} of {}. The rest of the time it has nothing queued: the CPU "
         "spends {} issuing the work (Python, the PyTorch dispatcher, launch calls){}. Faster kernels would "
         "not shorten this step; less CPU work per GPU launch would.",
         unit, human_duration(busy), human_duration(step), human_duration(cpu),
