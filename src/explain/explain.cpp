@@ -1,4 +1,8 @@
+#include <fmt/core.h>
+
 #include <algorithm>
+
+#include "common/units.hpp"
 
 #include "explain/rules.hpp"
 
@@ -19,6 +23,11 @@ std::vector<const StepFacts*> steady_steps(const Facts& f) {
     if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
   if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
   return out;
+}
+
+std::string describe_span(const Facts& f, int64_t step_ns) {
+  if (!f.steps.empty()) return fmt::format("each {} step", human_duration(step_ns));
+  return fmt::format("the {} profiled (no ProfilerStep annotations)", human_duration(step_ns));
 }
 
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {

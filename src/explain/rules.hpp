@@ -2,6 +2,7 @@
 // evidence. Thresholds are named constants in each rule's file, with the reason for their value.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "explain/finding.hpp"
@@ -22,6 +23,10 @@ void rule_profiler_artifact(const Trace&, const Facts&, std::vector<Finding>&);
 // Steps that represent steady state: all steps but the cold-start outlier; the whole trace as
 // one window when the trace has no ProfilerStep annotations.
 std::vector<const StepFacts*> steady_steps(const Facts& facts);
+
+// "each 113 µs step", or "the 96.3 ms profiled (no ProfilerStep annotations)" for a trace without
+// steps, whose whole window stands in for a step.
+std::string describe_span(const Facts& facts, int64_t step_ns);
 
 // Median of a field over steps.
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);

@@ -22,9 +22,12 @@ void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& 
   else if (c.nested_regions > 0)
     x.title = fmt::format("torch.compile: {} graph break{} ({} compiled regions nested in others)", c.nested_regions,
                           c.nested_regions == 1 ? "" : "s", c.nested_regions);
-  else
+  else if (c.compiled_regions > 0)
     x.title = fmt::format("torch.compile: {} compiled-region calls, {} of CPU around each compiled graph",
                           c.compiled_regions, human_duration(static_cast<int64_t>(c.wrapper_ns / calls)));
+  else  // compiled code without its Dynamo entry point in the window (e.g. replayed CUDA graphs)
+    x.title = fmt::format("torch.compile-generated code: {} Triton kernel calls ({} of GPU time), {} CompiledFxGraph calls",
+                          c.triton_kernels, human_duration(c.triton_kernel_ns), c.graph_calls);
   x.detail = fmt::format(
       "Each call of a compiled function runs a Dynamo cache lookup (guard checks) and an AOT wrapper on the "
       "CPU before the compiled graph launches its kernels. Here: {} compiled-region calls taking {} in total, "

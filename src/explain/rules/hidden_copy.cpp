@@ -12,10 +12,13 @@
 namespace whyslow {
 namespace {
 
-// Ops that are themselves a copy: a copy under them is what the user asked for.
+// Ops that are themselves a copy the user asked for (.copy_(), .clone(), .to(), .item(), a list
+// copy): a device-to-device copy under them is expected. (.item() on ROCm stages the scalar
+// through a device-to-device copy.)
 bool is_copy_op(std::string_view n) {
   return n == "aten::copy_" || n == "aten::_copy_from" || n == "aten::_to_copy" || n == "aten::to" ||
-         n == "aten::clone" || n == "aten::contiguous" || n == "aten::_copy_from_and_resize";
+         n == "aten::clone" || n == "aten::contiguous" || n == "aten::_copy_from_and_resize" ||
+         n == "aten::_foreach_copy_" || n == "aten::item" || n == "aten::_local_scalar_dense";
 }
 
 // Above 5 % of all GPU time the copies are worth removing.

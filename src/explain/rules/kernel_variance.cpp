@@ -24,6 +24,15 @@ constexpr int64_t kMinExcessNs = 5'000;
 // Report the few worst groups, not every kernel.
 constexpr size_t kMaxReported = 3;
 
+// Collective kernels wait inside the kernel for the other ranks, so their time is the slowest
+// peer's arrival, not their own work: variance there is a load-balance question, not this rule's.
+bool is_collective(std::string_view n) {
+  for (std::string_view marker : {"nccl", "rccl", "all_reduce", "AllReduce", "all_gather", "AllGather",
+                                  "reduce_scatter", "ReduceScatter", "SendRecv", "multimem"})
+    if (n.find(marker) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& out) {
@@ -35,11 +44,16 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
   struct Group { NameId name; std::vector<EventId> calls; int64_t median = 0, excess = 0; EventId slowest = kNoEvent; };
   std::vector<Group> flagged;
   for (const KernelRow& row : f.kernels) {
-    std::map<std::array<int32_t, 6>, std::vector<EventId>> by_launch;
+    if (is_collective(t.names.view(row.name))) continue;
+    // Same launch configuration and same op input shapes (record_shapes): the same GEMM kernel
+    // also serves other shapes with the same grid (a different K), which take different times.
+    std::map<std::array<int64_t, 7>, std::vector<EventId>> by_launch;
     for (EventId e : row.events) {
       if (in_cold(e)) continue;
       const GpuDetail& d = t.gpu_detail[t.detail[e]];
-      by_launch[std::array<int32_t, 6>{d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2]}].push_back(e);
+      const EventId op = t.op_link[e];
+      const int64_t shapes = op != kNoEvent && t.detail[op] != UINT32_MAX ? t.op_shapes[t.detail[op]].input_dims : -1;
+      by_launch[{d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], shapes}].push_back(e);
     }
     for (auto& [launch, calls] : by_launch) {
       if (calls.size() < kMinCalls) continue;

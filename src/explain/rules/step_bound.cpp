@@ -3,6 +3,8 @@
 // waiting for the CPU to launch work (framework overhead, Python, launch latency, syncs).
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -27,11 +29,12 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   const int64_t cpu = median_of(steps, &StepFacts::cpu_ns);
   const int64_t wait = median_of(steps, &StepFacts::sync_wait_ns);
   if (step <= 0) return;
-  const double share = static_cast<double>(busy) / static_cast<double>(step);
+  // GPU work launched in a step can run past its end when the CPU runs ahead (work queued for
+  // the next step); more than 100 % busy means the GPU cannot keep up: it is saturated.
+  const double share = std::min(1.0, static_cast<double>(busy) / static_cast<double>(step));
   const bool per_step = !f.steps.empty();
   const std::string unit = per_step ? fmt::format("the median of {} steady-state steps", steps.size()) : "the whole trace";
-  const std::string span = per_step ? fmt::format("each {} step", human_duration(step))
-                                    : fmt::format("the {} profiled (no ProfilerStep annotations)", human_duration(step));
+  const std::string span = describe_span(f, step);
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
                 percent("gpu_busy", share)};

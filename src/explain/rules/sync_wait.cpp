@@ -34,8 +34,8 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   x.id = "sync_wait";
   const bool idle = busy < kIdleGpuShare;
   x.severity = idle ? Severity::Warning : Severity::Info;
-  x.title = fmt::format("The CPU waits {} of each {} step blocked on the GPU; the GPU was {} during the waits",
-                        human_duration(wait), human_duration(step), idle ? fmt::format("{} idle", human_percent(1 - busy))
+  x.title = fmt::format("The CPU waits {} of {} blocked on the GPU; the GPU was {} during the waits",
+                        human_duration(wait), describe_span(f, step), idle ? fmt::format("{} idle", human_percent(1 - busy))
                                                                         : fmt::format("{} busy", human_percent(busy)));
   x.detail = fmt::format(
       "Synchronize calls (cudaDeviceSynchronize, cudaStreamSynchronize, …) and blocking copies stop the CPU "
