@@ -25,8 +25,7 @@ struct Args {
 
 void add_common(CLI::App* cmd, Args& a, bool with_json) {
   cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();  // a missing file is reported by the loader, with exit code 2 like any unreadable trace
   cmd->add_flag("--allow-truncated", a.load.allow_truncated,
                 "analyze the complete events of a truncated trace instead of failing");
   cmd->add_option("--rows", a.text.max_rows, "rows per table (0: all)")->capture_default_str();

@@ -1,0 +1,120 @@
+// Helpers for the loader tests: a scratch directory, trace files written into it, gzip, and
+// lookups into a loaded Trace.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace whyslow::testing {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it at the end.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("whyslow_loader_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+  std::string write(const std::string& name, std::string_view content) const {
+    const std::string p = path(name);
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (!out) throw std::runtime_error("cannot write " + p);
+    return p;
+  }
+
+  // gzip through zlib's gzopen/gzwrite; `members` > 1 writes that many gzip members back to back.
+  std::string write_gz(const std::string& name, std::string_view content, int members = 1) const {
+    const std::string p = path(name);
+    const size_t step = (content.size() + members - 1) / members;
+    for (int m = 0; m < members; ++m) {
+      gzFile f = gzopen(p.c_str(), m == 0 ? "wb" : "ab");
+      if (!f) throw std::runtime_error("gzopen " + p);
+      const size_t begin = std::min(content.size(), step * m);
+      const size_t end = std::min(content.size(), begin + step);
+      size_t done = begin;
+      while (done < end) {
+        const unsigned chunk = static_cast<unsigned>(std::min<size_t>(end - done, 1u << 30));
+        if (gzwrite(f, content.data() + done, chunk) != static_cast<int>(chunk))
+          throw std::runtime_error("gzwrite " + p);
+        done += chunk;
+      }
+      if (gzclose(f) != Z_OK) throw std::runtime_error("gzclose " + p);
+    }
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline std::string gunzip_file(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("gzopen " + path);
+  std::string out;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  if (n < 0) throw std::runtime_error("gzread " + path);
+  return out;
+}
+
+// A trace object around the given events (comma-joined).
+inline std::string trace_json(const std::vector<std::string>& events,
+                              const std::string& extra_keys = "") {
+  std::string s = "{\"schemaVersion\": 1, " + extra_keys + "\"traceEvents\": [\n";
+  for (size_t i = 0; i < events.size(); ++i) s += (i ? ",\n  " : "  ") + events[i];
+  return s + "\n]}\n";
+}
+
+// The events named `name`, in file order.
+inline std::vector<EventId> events_named(const Trace& t, std::string_view name) {
+  std::vector<EventId> out;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.name_of(e) == name) out.push_back(e);
+  return out;
+}
+
+// The one event named `name`; fails the test (and returns kNoEvent) when there is not exactly one.
+inline EventId event_named(const Trace& t, std::string_view name) {
+  const auto all = events_named(t, name);
+  EXPECT_EQ(all.size(), 1u) << "events named '" << name << "'";
+  return all.size() == 1 ? all[0] : kNoEvent;
+}
+
+inline std::string_view category_of(const Trace& t, EventId e) { return t.names.view(t.category[e]); }
+
+}  // namespace whyslow::testing
