@@ -18,9 +18,11 @@ using simdjson::error_code;
 namespace {
 
 // Thrown inside one event, turned into a LoadError with the event's position by the caller.
+// Schema: valid JSON that is not a valid event (wrong type, out of range, missing field).
 struct EventFieldError {
   std::string message;
   const char* where;  // inside the event, or nullptr
+  LoadError::Kind kind = LoadError::Kind::Schema;
 };
 
 std::string_view trim(std::string_view s) {
@@ -58,7 +60,8 @@ const char* location(T& v) {
 od::json_type type_of(od::value& v, std::string_view key) {
   od::json_type t;
   if (v.type().get(t)) {
-    throw EventFieldError{"'" + std::string(key) + "' holds no valid JSON value", location(v)};
+    throw EventFieldError{"'" + std::string(key) + "' holds no valid JSON value", location(v),
+                          LoadError::Kind::Syntax};
   }
   return t;
 }
@@ -81,11 +84,11 @@ int64_t time_field(od::value& v, std::string_view key) {
 }
 
 // Integer ids and sizes inside args: lenient, since they only enrich the model. Ids above
-// INT64_MAX ("Comms Id") and non-numbers read as 0.
-int64_t int_arg(od::value& v) {
+// INT64_MAX ("Comms Id") and non-numbers (null) read as `absent`.
+int64_t int_arg(od::value& v, int64_t absent = 0) {
   od::json_type t;
-  if (v.type().get(t) || t != od::json_type::number) return 0;
-  return integer_text_to_i64(trim(v.raw_json_token())).value_or(0);
+  if (v.type().get(t) || t != od::json_type::number) return absent;
+  return integer_text_to_i64(trim(v.raw_json_token())).value_or(absent);
 }
 
 void int3_arg(od::value& v, int32_t out[3]) {
@@ -134,7 +137,8 @@ NameId string_or_raw(od::value& v, StringPool& names) {
 void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
   for (auto field_result : args) {
     od::field f;
-    if (std::move(field_result).get(f)) throw EventFieldError{"malformed 'args' object", nullptr};
+    if (std::move(field_result).get(f))
+      throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
     const std::string_view key = key_of(f);
     od::value v = f.value();
     switch (key.size()) {
@@ -144,7 +148,7 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
         break;
       case 5:
         if (key == "block") { int3_arg(v, e.gpu.block); e.has_gpu_detail = true; }
-        else if (key == "bytes") e.gpu.bytes = int_arg(v);
+        else if (key == "bytes") e.gpu.bytes = int_arg(v, -1);
         break;
       case 6:
         if (key == "labels") e.meta_value = string_or_raw(v, names);
@@ -158,13 +162,13 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
         else if (key == "External id" || key == "external id") e.external_id = int_arg(v);
         break;
       case 13:
-        if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v));
+        if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, -1));
         break;
       case 14:
         if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, names);
         break;
       case 20:
-        if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v));
+        if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, -1));
         break;
       default:
         break;
@@ -175,7 +179,8 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
 void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names) {
   for (auto field_result : obj) {
     od::field f;
-    if (std::move(field_result).get(f)) throw EventFieldError{"malformed event object", nullptr};
+    if (std::move(field_result).get(f))
+      throw EventFieldError{"malformed event object", nullptr, LoadError::Kind::Syntax};
     const std::string_view key = key_of(f);
     od::value v = f.value();
     if (key == "ph") {
@@ -205,7 +210,8 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names) {
       const od::json_type t = type_of(v, key);
       if (t == od::json_type::object) {
         od::object args;
-        if (v.get_object().get(args)) throw EventFieldError{"malformed 'args' object", nullptr};
+        if (v.get_object().get(args))
+          throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
         parse_args(args, e, names);
       } else if (t != od::json_type::null) {
         throw EventFieldError{std::string("'args' must be an object, got ") + type_name(t), nullptr};
@@ -241,14 +247,19 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
   if (spans.empty()) return;
   Impl& im = *impl_;
   StringPool& names = im.builder.names();
-  const size_t begin = spans.front().begin - 1, end = spans.back().end + 1;
-  const char saved_open = buf[begin], saved_close = buf[end - 1];
-  buf[begin] = '[';
-  buf[end - 1] = ']';
+  // The batch document runs from the byte before the first event (buf[-1] when the event starts
+  // the buffer: the caller keeps that byte free) to the byte after the last.
+  char* const open = buf + spans.front().begin - 1;
+  char* const close = buf + spans.back().end;
+  const size_t batch_len = static_cast<size_t>(close - open) + 1;
+  const size_t batch_capacity = buf_capacity - spans.front().begin + 1;
+  const char saved_open = *open, saved_close = *close;
+  *open = '[';
+  *close = ']';
   struct Restore {
-    char* b; size_t i, j; char x, y;
-    ~Restore() { b[i] = x; b[j] = y; }
-  } restore{buf, begin, end - 1, saved_open, saved_close};
+    char* open; char* close; char x, y;
+    ~Restore() { *open = x; *close = y; }
+  } restore{open, close, saved_open, saved_close};
 
   auto event_at = [&](const char* p) -> size_t {  // index of the span holding pointer p
     if (!p) return 0;
@@ -257,21 +268,34 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
                                [](size_t o, const EventSpan& s) { return o < s.begin; });
     return it == spans.begin() ? 0 : static_cast<size_t>(it - spans.begin()) - 1;
   };
-  auto fail = [&](size_t i, const char* where, const std::string& what) -> void {
+  auto fail = [&](size_t i, const char* where, const std::string& what,
+                  LoadError::Kind kind = LoadError::Kind::Syntax) -> void {
     const uint64_t offset = buf_file_offset + (where ? static_cast<uint64_t>(where - buf) : spans[i].begin);
-    throw LoadError(LoadError::Kind::Syntax,
-                    where_text(im.path, offset, first_index + i) + ": " + what, offset);
+    throw LoadError(kind, where_text(im.path, offset, first_index + i) + ": " + what, offset);
+  };
+  // simdjson's first pass (UTF-8, control characters) fails for the batch as a whole: find the
+  // event it fails on by checking the events one at a time.
+  auto first_invalid = [&]() -> size_t {
+    for (size_t i = 0; i < spans.size(); ++i) {
+      od::document one;
+      if (im.parser.iterate(buf + spans[i].begin, spans[i].end - spans[i].begin,
+                            buf_capacity - spans[i].begin).get(one))
+        return i;
+    }
+    return 0;
   };
 
+  constexpr LoadError::Kind kSchema = LoadError::Kind::Schema;
   for (int attempt = 0;; ++attempt) {
     od::document doc;
-    error_code err = im.parser.iterate(buf + begin, end - begin, buf_capacity - begin).get(doc);
+    error_code err = im.parser.iterate(open, batch_len, batch_capacity).get(doc);
     if (err == simdjson::UNESCAPED_CHARS && attempt == 0) {
       // Raw control bytes inside strings: invalid JSON, but real writers emit them.
-      replaced_control_chars_ += blank_control_chars_in_strings(buf, begin, end);
+      replaced_control_chars_ +=
+          blank_control_chars_in_strings(buf, spans.front().begin, spans.back().end);
       continue;
     }
-    if (err) fail(0, nullptr, std::string("not valid JSON: ") + simdjson::error_message(err));
+    if (err) fail(first_invalid(), nullptr, std::string("not valid JSON: ") + simdjson::error_message(err));
     od::array arr;
     if ((err = doc.get_array().get(arr))) fail(0, nullptr, simdjson::error_message(err));
     size_t i = 0;
@@ -283,16 +307,15 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
       if (err) {
         const char* where = location(doc);
         const size_t at = where ? event_at(where) : i;
-        fail(at, where,
-             err == simdjson::INCORRECT_TYPE ? "expected an event object ({...})"
-                                             : std::string("not valid JSON: ") +
-                                                   simdjson::error_message(err));
+        if (err == simdjson::INCORRECT_TYPE)
+          fail(at, where, "expected an event object ({...})", LoadError::Kind::Schema);
+        fail(at, where, std::string("not valid JSON: ") + simdjson::error_message(err));
       }
       im.event.reset();
       try {
         parse_event_object(obj, im.event, names);
       } catch (const EventFieldError& fe) {
-        fail(i, fe.where, fe.message);
+        fail(i, fe.where, fe.message, fe.kind);
       } catch (const simdjson::simdjson_error& se) {
         const char* where = location(doc);
         fail(i, where, std::string("not valid JSON: ") + se.what());
@@ -300,12 +323,12 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
       ParsedEvent& e = im.event;
       switch (e.ph) {
         case 'X':
-          if (!e.has_ts) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'ts'");
-          if (!e.has_dur) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'dur'");
+          if (!e.has_ts) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'ts'", kSchema);
+          if (!e.has_dur) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'dur'", kSchema);
           im.builder.add_event(e);
           break;
         case 'i': case 'I':
-          if (!e.has_ts) fail(i, nullptr, "instant event (\"ph\": \"i\") has no 'ts'");
+          if (!e.has_ts) fail(i, nullptr, "instant event (\"ph\": \"i\") has no 'ts'", kSchema);
           im.builder.add_event(e);
           break;
         case 'M':
@@ -315,7 +338,7 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
           im.builder.add_flow(e);
           break;
         case 0:
-          fail(i, nullptr, "event has no 'ph' (phase)");
+          fail(i, nullptr, "event has no 'ph' (phase)", kSchema);
           break;
         default:
           im.builder.count_ignored();

@@ -17,6 +17,7 @@ struct InputSource::Gzip {
   std::vector<unsigned char> in = std::vector<unsigned char>(1 << 20);
   bool input_done = false;
   bool stream_end = false;
+  uint64_t decoded = 0;  // bytes handed out, over all members
   ~Gzip() { inflateEnd(&zs); }
 };
 
@@ -52,7 +53,9 @@ size_t InputSource::read_raw(char* dst, size_t n) {
     const ssize_t r = ::read(fd_, dst + total, n - total);
     if (r < 0) {
       if (errno == EINTR) continue;
-      throw LoadError(LoadError::Kind::Io, path_ + ": read error: " + std::strerror(errno),
+      throw LoadError(LoadError::Kind::Io,
+                      path_ + ": read error at byte " + std::to_string(raw_read_) + ": " +
+                          std::strerror(errno),
                       raw_read_);
     }
     if (r == 0) break;
@@ -84,7 +87,15 @@ size_t InputSource::read(char* dst, size_t n) {
     }
     if (g.zs.avail_in == 0 && g.input_done) {
       // The compressed stream stopped before its end marker: the writer died mid-file.
-      // Hand back what was decoded; the JSON layer reports the truncation.
+      // Hand back what was decoded; the JSON layer reports the truncation. When nothing could
+      // be decoded at all, the JSON layer would see an empty file, so say it here.
+      if (g.decoded + (n - g.zs.avail_out) == 0)
+        throw LoadError(LoadError::Kind::Truncated,
+                        path_ + ": truncated: the gzip file ends at byte " +
+                            std::to_string(raw_read_) +
+                            " before any data could be decoded (the program that wrote it "
+                            "probably stopped mid-write). No complete event comes before the cut.",
+                        raw_read_);
       break;
     }
     const int rc = inflate(&g.zs, Z_NO_FLUSH);
@@ -100,6 +111,7 @@ size_t InputSource::read(char* dst, size_t n) {
                       raw_read_ - g.zs.avail_in);
     }
   }
+  g.decoded += n - g.zs.avail_out;
   return n - g.zs.avail_out;
 }
 

@@ -7,7 +7,7 @@
 namespace whyslow {
 namespace {
 
-constexpr int64_t kMaxMicros = INT64_MAX / 1000 - 1;  // beyond this, ns do not fit in int64
+constexpr int64_t kMaxMicros = INT64_MAX / 1000;  // 9223372036854775 µs; .807 is the last ns that fits
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -48,7 +48,8 @@ std::optional<int64_t> micros_text_to_ns(std::string_view text) {
   }
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) return via_double(text);
   if (i != text.size()) return std::nullopt;
-  if (us > kMaxMicros) return std::nullopt;
+  if (us > kMaxMicros || (us == kMaxMicros && frac_ns + round_up > INT64_MAX % 1000))
+    return std::nullopt;
   const int64_t ns = us * 1000 + frac_ns + round_up;
   return negative ? -ns : ns;
 }
@@ -58,17 +59,20 @@ std::optional<int64_t> integer_text_to_i64(std::string_view text) {
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
   if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+  // INT64_MAX, or |INT64_MIN| for negatives, is the largest magnitude that fits.
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
   uint64_t v = 0;
   for (; i < text.size() && is_digit(text[i]); ++i) {
-    if (v > (static_cast<uint64_t>(INT64_MAX) - 9) / 10) return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+    const uint64_t d = static_cast<uint64_t>(text[i] - '0');
+    if (v > (limit - d) / 10) return std::nullopt;
+    v = v * 10 + d;
   }
   if (i < text.size() && text[i] == '.') {  // "5.0" from Python re-serialized traces
     for (++i; i < text.size(); ++i)
       if (text[i] != '0') return std::nullopt;
   }
   if (i != text.size()) return std::nullopt;
-  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
 }
 
 }  // namespace whyslow

@@ -1,0 +1,203 @@
+// `whyslow explain`: a header saying what was read, the findings (most important first), then
+// the tables that hold the numbers behind them.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "report/format.hpp"
+#include "report/report.hpp"
+#include "report/tables.hpp"
+
+namespace whyslow {
+namespace {
+
+using namespace report;
+
+constexpr size_t kLineWidth = 100;
+constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
+
+std::string_view marker(Severity s) {
+  switch (s) {
+    case Severity::Critical: return "[!!]";
+    case Severity::Warning: return "[!] ";
+    case Severity::Info: return "[i] ";
+  }
+  return "[?] ";
+}
+
+// "NVIDIA H200", "8 × NVIDIA H200", "no GPU described in the trace".
+std::string device_summary(const Trace& trace) {
+  if (trace.devices.empty()) return "no GPU described in the trace";
+  std::map<std::string, int> count;
+  std::vector<std::string> order;
+  for (const DeviceInfo& d : trace.devices) {
+    const std::string name = d.name.empty() ? "unnamed GPU" : d.name;  // some ROCm traces
+    if (count[name]++ == 0) order.push_back(name);
+  }
+  std::string out;
+  for (const std::string& name : order) {
+    if (!out.empty()) out += ", ";
+    out += count[name] > 1 ? fmt::format("{} × {}", count[name], name) : name;
+  }
+  return out;
+}
+
+std::string step_count(size_t n) {
+  if (n == 0) return "no steps";
+  return n == 1 ? "1 step" : format_count(n) + " steps";
+}
+
+std::string header(const Trace& trace, const Facts& facts) {
+  std::string out = fmt::format("whyslow explain {}\n", trace.path);
+  out += fmt::format("  {} · {} events · {} · trace window {} · GPU busy {} ({})\n", device_summary(trace),
+                     format_count(trace.size()),
+                     step_count(facts.steps.size()),
+                     format_duration(facts.window.duration_ns), format_duration(facts.gpu_busy_ns),
+                     format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
+  if (trace.truncated)
+    out += fmt::format("  truncated at byte {}: only the complete events before the cut are analyzed\n",
+                       format_count(trace.truncated_at_byte));
+  return out;
+}
+
+void append_wrapped(std::string& out, std::string_view text, std::string_view first_prefix,
+                    std::string_view prefix) {
+  const size_t width = kLineWidth - display_width(prefix);
+  bool first = true;
+  for (const std::string& line : wrap(text, width)) {
+    out += first ? first_prefix : prefix;
+    out += line;
+    out += '\n';
+    first = false;
+  }
+}
+
+// The detail paragraph, line by line: a line keeps its leading spaces, and a "- " bullet
+// wraps under its own text.
+void append_detail(std::string& out, std::string_view detail) {
+  while (!detail.empty()) {
+    const size_t nl = detail.find('\n');
+    std::string_view line = detail.substr(0, nl);
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    line.remove_prefix(lead);
+    const std::string first = std::string(kIndent) + std::string(lead, ' ');
+    const std::string rest = first + (line.starts_with("- ") ? "  " : "");
+    append_wrapped(out, line, first, rest);
+    detail.remove_prefix(nl == std::string_view::npos ? detail.size() : nl + 1);
+  }
+}
+
+// Nanoseconds per unit of the time units a rule may give evidence in.
+int64_t ns_per(std::string_view unit) {
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1'000;
+  if (unit == "ms") return 1'000'000;
+  if (unit == "s") return 1'000'000'000;
+  return 0;
+}
+
+// "step = 96.3 ms", "ratio = 45×", "launches = 12", "bandwidth = 3.2 GB/s". Times are shown in
+// a readable unit, so the unit suffix of the key ("step_us") goes; JSON keeps key and unit.
+std::string evidence_pair(const Evidence& e) {
+  if (const int64_t scale = ns_per(e.unit); scale > 0) {
+    std::string_view key = e.key;
+    if (key.ends_with("_" + e.unit)) key.remove_suffix(e.unit.size() + 1);
+    return fmt::format("{} = {}", key, format_duration(std::llround(e.value * static_cast<double>(scale))));
+  }
+  const std::string value = format_number(e.value);
+  if (e.unit.empty() || e.unit == "count") return fmt::format("{} = {}", e.key, value);
+  if (e.unit == "x") return fmt::format("{} = {}×", e.key, value);
+  return fmt::format("{} = {} {}", e.key, value, e.unit);
+}
+
+// Pairs joined with ", ", broken between pairs so a pair is never split across lines.
+void append_evidence(std::string& out, const std::vector<Evidence>& evidence) {
+  if (evidence.empty()) return;
+  const std::string lead = std::string(kIndent) + "evidence: ";
+  const std::string cont(display_width(lead), ' ');
+  std::string line = lead;
+  bool line_empty = true;
+  for (size_t i = 0; i < evidence.size(); ++i) {
+    const std::string pair = evidence_pair(evidence[i]) + (i + 1 < evidence.size() ? "," : "");
+    if (!line_empty && display_width(line) + 1 + display_width(pair) > kLineWidth) {
+      out += line + '\n';
+      line = cont;
+      line_empty = true;
+    }
+    if (!line_empty) line += ' ';
+    line += pair;
+    line_empty = false;
+  }
+  out += line + '\n';
+}
+
+// The proving events, aligned: name, start from the window start, duration, role.
+void append_events(std::string& out, const Trace& trace, const Facts& facts, const std::vector<EventRef>& refs) {
+  struct Row {
+    std::string name, start, dur, role;
+  };
+  std::vector<Row> rows;
+  for (const EventRef& r : refs) {
+    if (r.event >= trace.size()) continue;  // a rule that found no event leaves kNoEvent
+    rows.push_back({shorten(trace.name_of(r.event), kNameWidth),
+                    fmt::format("+{}", format_duration(trace.start_ns[r.event] - facts.window.start_ns)),
+                    format_duration(trace.dur_ns[r.event]), r.role});
+  }
+  if (rows.empty()) return;
+  size_t name_w = 0, start_w = 0, dur_w = 0;
+  for (const Row& r : rows) {
+    name_w = std::max(name_w, display_width(r.name));
+    start_w = std::max(start_w, display_width(r.start));
+    dur_w = std::max(dur_w, display_width(r.dur));
+  }
+  out += std::string(kIndent) + "events:\n";
+  for (const Row& r : rows) {
+    std::string line = std::string(kIndent) + "  " + r.name;
+    line.append(name_w - display_width(r.name), ' ');
+    line += "  at ";
+    line.append(start_w - display_width(r.start), ' ');
+    line += r.start + "  lasting ";
+    line.append(dur_w - display_width(r.dur), ' ');
+    line += r.dur;
+    if (!r.role.empty()) line += "  (" + r.role + ")";
+    out += line + '\n';
+  }
+}
+
+void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f) {
+  append_wrapped(out, fmt::format("[{}] {}", f.id, f.title), fmt::format("{} ", marker(f.severity)), kIndent);
+  append_detail(out, f.detail);
+  append_evidence(out, f.evidence);
+  append_events(out, trace, facts, f.events);
+  if (!f.try_next.empty()) {
+    out += std::string(kIndent) + "try:\n";
+    const std::string bullet = std::string(kIndent) + "  - ", hang(display_width(bullet), ' ');
+    for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang);
+  }
+}
+
+}  // namespace
+
+std::string render_explain_text(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings,
+                                const TextOptions& options) {
+  std::string out = header(trace, facts);
+  out += '\n';
+  if (findings.empty()) {
+    out += "No problems found: no rule matched this trace. The tables below show where the time went.\n\n";
+  } else {
+    out += fmt::format("Findings ({}), most important first\n\n", findings.size());
+    for (const Finding& f : findings) {
+      append_finding(out, trace, facts, f);
+      out += '\n';
+    }
+  }
+  out += steps_table(facts) + '\n';
+  out += kernels_table(trace, facts, options.max_rows) + '\n';
+  out += ops_table(facts, options.max_rows) + '\n';
+  out += annotations_table(facts, options.max_rows);
+  return out;
+}
+
+}  // namespace whyslow

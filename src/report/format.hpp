@@ -1,0 +1,50 @@
+// Number and text formatting shared by the text and JSON renderers: times, sizes, counts,
+// shortened names, word wrapping. Text output reads times in the unit that keeps three
+// significant digits ("83.8 ms", "2.94 µs"); JSON output keeps every nanosecond.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace whyslow::report {
+
+// "812 ns", "2.94 µs", "83.8 ms", "1.23 s": three significant digits in the largest unit that
+// keeps the number at least 1; zero is "0".
+std::string format_duration(int64_t ns);
+
+// Exact microseconds with three decimals from integer nanoseconds: 2944 → "2.944",
+// -5 → "-0.005". Pure integer arithmetic, so no float rounding can show up.
+std::string format_us_exact(int64_t ns);
+
+// `part` as a percentage of `whole` with three significant digits ("98.2 %"); "-" when
+// `whole` is 0.
+std::string format_percent(int64_t part, int64_t whole);
+
+// A measured number for people: integers as counts ("100,663,296"), others with three
+// significant digits but never fewer than the integer digits (83.79 → "83.8", 1234.5 → "1235",
+// 0.01234 → "0.0123").
+std::string format_number(double v);
+
+// Thousands separators for counts: 1234567 → "1,234,567".
+std::string format_count(uint64_t n);
+
+// Byte sizes in binary units: "512 B", "48.0 KiB", "1.50 MiB", "80.0 GiB".
+std::string format_bytes(int64_t bytes);
+
+// Terminal columns taken by UTF-8 text (one per code point; traces hold no wide characters
+// that matter for alignment).
+size_t display_width(std::string_view utf8);
+
+// Fits a name into `max_width` columns for a table. C++ kernel signatures first lose their
+// return type, parameter list and namespaces; what is still too long is cut with "…" at the
+// end (template names) or in the middle (flat names, whose tail often names the library).
+// Names that fit come back unchanged, except that control characters become spaces.
+std::string shorten(std::string_view name, size_t max_width);
+
+// Greedy word wrap into lines of at most `width` columns (a longer word gets its own line).
+// Newlines in `text` start a new line.
+std::vector<std::string> wrap(std::string_view text, size_t width);
+
+}  // namespace whyslow::report

@@ -1,0 +1,183 @@
+// `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
+// microseconds written from the integer nanoseconds with three decimals, so they are exact.
+#include "report/json_writer.hpp"
+#include "report/report.hpp"
+#include "report/schema.hpp"
+#include "report/tables.hpp"
+
+namespace whyslow {
+namespace {
+
+using report::JsonWriter;
+using Layout = JsonWriter::Layout;
+
+void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
+  w.key("trace").begin_object();
+  w.key("path").string(trace.path);
+  w.key("events").unsigned_integer(trace.size());
+  w.key("input_bytes").unsigned_integer(trace.input_bytes);
+  w.key("truncated").boolean(trace.truncated);
+  w.key("truncated_at_byte");
+  if (trace.truncated) w.unsigned_integer(trace.truncated_at_byte);
+  else w.null();
+  w.key("devices").begin_array();
+  for (const DeviceInfo& d : trace.devices) {
+    w.begin_object(Layout::Inline);
+    w.key("id").integer(d.id).key("name").string(d.name).key("num_sms");
+    if (d.num_sms >= 0) w.integer(d.num_sms);
+    else w.null();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("window_us").microseconds(facts.window.duration_ns);
+  w.key("window_start_us").microseconds(facts.window.start_ns);
+  w.key("gpu_busy_us").microseconds(facts.gpu_busy_ns);
+  w.end_object();
+}
+
+void write_steps(JsonWriter& w, const Facts& facts) {
+  w.key("steps").begin_array();
+  for (const StepFacts& s : facts.steps) {
+    w.begin_object(Layout::Inline);
+    w.key("name").string(s.name);
+    w.key("start_us").microseconds(s.start_ns);
+    w.key("duration_us").microseconds(s.duration_ns);
+    w.key("cpu_us").microseconds(s.cpu_ns);
+    w.key("sync_wait_us").microseconds(s.sync_wait_ns);
+    w.key("gpu_busy_us").microseconds(s.gpu_busy_ns);
+    w.key("kernels").unsigned_integer(s.kernels);
+    w.key("memcpys").unsigned_integer(s.memcpys);
+    w.key("memsets").unsigned_integer(s.memsets);
+    w.key("launches").unsigned_integer(s.launches);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+// An [x, y, z] launch dimension, or null when the trace did not record it.
+void write_dim3(JsonWriter& w, const int32_t (&dim)[3]) {
+  if (dim[0] < 0) {
+    w.null();
+    return;
+  }
+  w.begin_array(Layout::Inline);
+  for (int32_t v : dim) w.integer(v);
+  w.end_array();
+}
+
+void write_optional(JsonWriter& w, int32_t v) {
+  if (v < 0) w.null();
+  else w.integer(v);
+}
+
+void write_kernels(JsonWriter& w, const Trace& trace, const Facts& facts) {
+  w.key("kernels").begin_array();
+  for (const KernelRow& k : facts.kernels) {
+    w.begin_object();
+    w.key("name").string(trace.names.view(k.name));
+    w.key("calls").unsigned_integer(k.calls);
+    w.key("total_us").microseconds(k.total_ns);
+    w.key("mean_us").microseconds(report::mean_ns(k));
+    w.key("min_us").microseconds(k.min_ns);
+    w.key("max_us").microseconds(k.max_ns);
+    w.key("median_us").microseconds(k.median_ns);
+    w.key("grid");
+    write_dim3(w, k.launch.grid);
+    w.key("block");
+    write_dim3(w, k.launch.block);
+    w.key("uniform_launch").boolean(k.uniform_launch);
+    w.key("registers");
+    write_optional(w, k.launch.registers);
+    w.key("shared_memory");
+    write_optional(w, k.launch.shared_memory);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_ops(JsonWriter& w, const Facts& facts) {
+  w.key("ops").begin_array();
+  for (const OpRow& op : facts.ops) {
+    w.begin_object(Layout::Inline);
+    w.key("name").string(op.name);
+    w.key("device_row").boolean(op.device_row);
+    w.key("calls").unsigned_integer(op.calls);
+    w.key("self_cpu_us").microseconds(op.self_cpu_ns);
+    w.key("cpu_total_us").microseconds(op.cpu_total_ns);
+    w.key("device_total_us").microseconds(op.device_total_ns);
+    w.key("self_device_us").microseconds(op.self_device_ns);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_annotations(JsonWriter& w, const Facts& facts) {
+  w.key("annotations").begin_array();
+  for (const AnnotationRow& a : facts.annotations) {
+    w.begin_object(Layout::Inline);
+    w.key("name").string(a.name);
+    w.key("calls").unsigned_integer(a.calls);
+    w.key("cpu_total_us").microseconds(a.cpu_total_ns);
+    w.key("gpu_us").microseconds(a.gpu_ns);
+    w.key("kernels").unsigned_integer(a.kernels);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const std::vector<Finding>& findings) {
+  w.key("findings").begin_array();
+  for (const Finding& f : findings) {
+    w.begin_object();
+    w.key("id").string(f.id);
+    w.key("severity").string(to_string(f.severity));
+    w.key("title").string(f.title);
+    w.key("detail").string(f.detail);
+    w.key("impact_us").microseconds(f.impact_ns);
+    w.key("evidence").begin_object();
+    for (const Evidence& e : f.evidence) {
+      w.key(e.key).begin_object(Layout::Inline);
+      w.key("value").number(e.value).key("unit").string(e.unit);
+      w.end_object();
+    }
+    w.end_object();
+    w.key("events").begin_array();
+    for (const EventRef& ref : f.events) {
+      if (ref.event >= trace.size()) continue;  // a rule that found no event leaves kNoEvent
+      const EventId e = ref.event;
+      w.begin_object(Layout::Inline);
+      w.key("name").string(trace.name_of(e));
+      w.key("role").string(ref.role);
+      w.key("start_us").microseconds(trace.start_ns[e]);
+      w.key("offset_us").microseconds(trace.start_ns[e] - facts.window.start_ns);
+      w.key("dur_us").microseconds(trace.dur_ns[e]);
+      w.key("track").string(trace.tracks[trace.track[e]].name);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("try").begin_array();
+    for (const std::string& t : f.try_next) w.string(t);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string render_json(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("whyslow_version").string(kWhyslowVersion);
+  w.key("schema_version").integer(kJsonSchemaVersion);
+  write_trace(w, trace, facts);
+  write_steps(w, facts);
+  write_kernels(w, trace, facts);
+  write_ops(w, facts);
+  write_annotations(w, facts);
+  write_findings(w, trace, facts, findings);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace whyslow

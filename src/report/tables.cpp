@@ -1,0 +1,157 @@
+#include "report/tables.hpp"
+
+#include <fmt/core.h>
+
+#include "report/format.hpp"
+#include "report/report.hpp"
+#include "report/text_table.hpp"
+
+namespace whyslow::report {
+
+int64_t mean_ns(const KernelRow& k) {
+  const int64_t calls = static_cast<int64_t>(k.calls);
+  return calls > 0 ? (k.total_ns + calls / 2) / calls : 0;
+}
+
+namespace {
+
+// A zero time shows as "-": nothing happened there, and a column of "0 ns" hides the numbers
+// that matter.
+std::string duration_cell(int64_t ns) { return ns == 0 ? "-" : format_duration(ns); }
+
+std::vector<std::string> step_cells(const StepFacts& s) {
+  return {shorten(s.name, kNameWidth),
+          format_duration(s.duration_ns),
+          duration_cell(s.cpu_ns),
+          duration_cell(s.sync_wait_ns),
+          duration_cell(s.gpu_busy_ns),
+          format_percent(s.gpu_busy_ns, s.duration_ns),
+          format_count(s.kernels),
+          format_count(s.launches)};
+}
+
+// "64x1x1"; "-" when the trace did not record it.
+std::string dim3(const int32_t (&d)[3]) {
+  if (d[0] < 0) return "-";
+  return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
+}
+
+std::string known(int32_t v, std::string (*format)(int64_t)) { return v < 0 ? "-" : format(v); }
+
+std::string plain(int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+std::string steps_table(const Facts& facts) {
+  TextTable t({{"step", Align::Left},
+               {"duration"},
+               {"CPU"},
+               {"sync wait"},
+               {"GPU busy"},
+               {"GPU busy %"},
+               {"kernels"},
+               {"launches"}});
+  if (facts.steps.empty()) {
+    t.add_row(step_cells(facts.window));
+    return "Steps: none (no ProfilerStep#N: call prof.step() once per iteration); the whole trace as one:\n" +
+           t.render(0);
+  }
+  for (const StepFacts& s : facts.steps) t.add_row(step_cells(s));
+  t.add_footer(step_cells(facts.window));
+  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU; GPU busy counts "
+                     "the work launched in the step\n",
+                     facts.steps.size()) +
+         t.render(0);
+}
+
+std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows) {
+  if (facts.kernels.empty()) return "Kernels: none in this trace\n";
+  TextTable t({{"kernel", Align::Left},
+               {"calls"},
+               {"total"},
+               {"mean"},
+               {"min"},
+               {"max"},
+               {"grid"},
+               {"block"},
+               {"regs"},
+               {"smem"}});
+  uint64_t calls = 0;
+  int64_t total = 0;
+  bool mixed_launches = false;
+  for (const KernelRow& k : facts.kernels) {
+    calls += k.calls;
+    total += k.total_ns;
+    // Grid and block are those of the first call; a star marks kernels launched with others too.
+    const std::string mark = k.uniform_launch ? "" : "*";
+    mixed_launches |= !k.uniform_launch && (max_rows == 0 || t.rows() < max_rows);
+    t.add_row({shorten(trace.names.view(k.name), kNameWidth),
+               format_count(k.calls),
+               format_duration(k.total_ns),
+               format_duration(mean_ns(k)),
+               format_duration(k.min_ns),
+               format_duration(k.max_ns),
+               dim3(k.launch.grid) + mark,
+               dim3(k.launch.block) + mark,
+               known(k.launch.registers, plain),
+               known(k.launch.shared_memory, format_bytes)});
+  }
+  std::string out = fmt::format("Kernels ({} distinct, {} calls, {} in total), by total time\n",
+                                format_count(facts.kernels.size()), format_count(calls), format_duration(total));
+  out += t.render(max_rows);
+  if (mixed_launches) out += "  * grid/block of the first call; other calls used other launch configurations\n";
+  return out;
+}
+
+std::string ops_table(const Facts& facts, size_t max_rows) {
+  if (facts.ops.empty()) return "Ops: none in this trace\n";
+  TextTable t({{"op", Align::Left},
+               {"calls"},
+               {"self CPU"},
+               {"CPU total"},
+               {"self device"},
+               {"device total"}});
+  for (const OpRow& op : facts.ops) {
+    // torch lists device-side events under their own name; the suffix keeps the two rows of
+    // the same name apart.
+    std::string name = shorten(op.name, kNameWidth - (op.device_row ? kDeviceRowSuffix.size() : 0));
+    if (op.device_row) name += kDeviceRowSuffix;
+    t.add_row({std::move(name),
+               format_count(op.calls),
+               duration_cell(op.self_cpu_ns),
+               duration_cell(op.cpu_total_ns),
+               duration_cell(op.self_device_ns),
+               duration_cell(op.device_total_ns)});
+  }
+  return fmt::format("Ops ({} rows, torch key_averages() semantics), by self time\n", format_count(t.rows())) +
+         t.render(max_rows);
+}
+
+std::string annotations_table(const Facts& facts, size_t max_rows) {
+  if (facts.annotations.empty())
+    return "Annotations: none (wrap your code in torch.profiler.record_function(\"name\") to see per-block "
+           "times)\n";
+  TextTable t({{"block", Align::Left}, {"calls"}, {"CPU total"}, {"GPU time"}, {"kernels"}});
+  for (const AnnotationRow& a : facts.annotations)
+    t.add_row({shorten(a.name, kNameWidth),
+               format_count(a.calls),
+               format_duration(a.cpu_total_ns),
+               duration_cell(a.gpu_ns),
+               format_count(a.kernels)});
+  return "Annotations (record_function blocks): GPU time of the work launched inside each block\n" +
+         t.render(max_rows);
+}
+
+}  // namespace whyslow::report
+
+namespace whyslow {
+
+std::string render_ops_text(const Facts& facts, const TextOptions& options) {
+  return report::ops_table(facts, options.max_rows);
+}
+
+std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options) {
+  return report::kernels_table(trace, facts, options.max_rows);
+}
+
+}  // namespace whyslow

@@ -1,0 +1,26 @@
+// The four text tables shared by `whyslow explain`, `whyslow ops` and `whyslow kernels`, each
+// with its title line.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "analysis/facts.hpp"
+
+namespace whyslow::report {
+
+// Names wider than this are shortened in the middle: a table stays readable on a terminal
+// while the head and tail of a C++ kernel name still identify it.
+inline constexpr size_t kNameWidth = 60;
+// Marks torch's device-side op rows, which share their name with a CPU-side row.
+inline constexpr std::string_view kDeviceRowSuffix = " (device)";
+
+// A kernel's mean duration to the nearest ns (text and JSON agree on it).
+int64_t mean_ns(const KernelRow& k);
+
+std::string steps_table(const Facts& facts);  // every step, then the whole trace as a total
+std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows);
+std::string ops_table(const Facts& facts, size_t max_rows);
+std::string annotations_table(const Facts& facts, size_t max_rows);
+
+}  // namespace whyslow::report
