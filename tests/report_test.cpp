@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 
+#include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/report.hpp"
 #include "report/schema.hpp"
@@ -272,14 +273,13 @@ TEST(TextReport, CutTablesSayHowManyRowsAreLeft) {
 }
 
 TEST(Format, Durations) {
-  using report::format_duration;
-  EXPECT_EQ(format_duration(0), "0");
-  EXPECT_EQ(format_duration(812), "812 ns");
-  EXPECT_EQ(format_duration(2944), "2.94 µs");
-  EXPECT_EQ(format_duration(83'790'000), "83.8 ms");
-  EXPECT_EQ(format_duration(999'600), "1.00 ms");  // rounds up into the next unit
-  EXPECT_EQ(format_duration(1'234'000'000), "1.23 s");
-  EXPECT_EQ(format_duration(-2944), "-2.94 µs");
+  EXPECT_EQ(human_duration(0), "0");
+  EXPECT_EQ(human_duration(812), "812 ns");
+  EXPECT_EQ(human_duration(2944), "2.94 µs");
+  EXPECT_EQ(human_duration(83'790'000), "83.8 ms");
+  EXPECT_EQ(human_duration(999'600), "1.00 ms");  // rounds up into the next unit
+  EXPECT_EQ(human_duration(1'234'000'000), "1.23 s");
+  EXPECT_EQ(human_duration(-2944), "-2.94 µs");
   EXPECT_EQ(report::format_percent(1, 3), "33.3 %");
   EXPECT_EQ(report::format_percent(1, 0), "-");
   EXPECT_EQ(report::format_number(99.96), "100");

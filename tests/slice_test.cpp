@@ -24,7 +24,9 @@ TEST(SliceTrace, OneStepOfTheTinyMatmul) {
 
   // One call of each op of the step (torch's key_averages over one step).
   for (const OpRow& r : op_table(one)) {
-    if (r.name == "aten::mm" || r.name == "aten::add" || r.name == "cudaLaunchKernel") EXPECT_EQ(r.calls, 1u) << r.name;
+    if (r.name == "aten::mm" || r.name == "aten::add" || r.name == "cudaLaunchKernel") {
+      EXPECT_EQ(r.calls, 1u) << r.name;
+    }
   }
   // Links survive the rebuild: both kernels still point at their launch calls.
   int linked = 0;

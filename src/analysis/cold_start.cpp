@@ -28,6 +28,7 @@ constexpr int64_t kWindowColdMinNs = 1'000'000;
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 struct CauseClass {
+  const char* key;
   const char* label;
   bool (*matches)(const Trace&, EventId);
 };
@@ -42,27 +43,27 @@ bool any_prefix(std::string_view n, std::initializer_list<std::string_view> pref
 }
 
 const CauseClass kCauses[] = {
-    {"torch.compile compilation (Dynamo/Inductor)",
+    {"compilation", "torch.compile compilation (Dynamo/Inductor)",
      [](const Trace& t, EventId e) { return is_compilation_event(t.name_of(e)); }},
-    {"CUDA module loading (Runtime Triggered Module Loading)",
+    {"module_loading", "CUDA module loading (Runtime Triggered Module Loading)",
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Runtime Triggered Module Loading"); }},
-    {"lazy kernel loading (Lazy Function Loading)",
+    {"lazy_loading", "lazy kernel loading (Lazy Function Loading)",
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Lazy Function Loading"); }},
-    {"profiler buffer allocation (Activity Buffer Request)",
+    {"profiler_buffers", "profiler buffer allocation (Activity Buffer Request)",
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Activity Buffer Request"); }},
-    {"device memory allocation (cudaMalloc/cudaFree)",
+    {"memory_allocation", "device memory allocation (cudaMalloc/cudaFree)",
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
               any_prefix(t.name_of(e), {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree", "cuMemCreate",
                                         "cudaHostAlloc", "hipMalloc", "hipFree", "hipHostMalloc"});
      }},
-    {"stream and event creation (cudaStreamCreate/cudaEventCreate)",
+    {"stream_event_creation", "stream and event creation (cudaStreamCreate/cudaEventCreate)",
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
               any_prefix(t.name_of(e), {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
                                         "cuStreamCreate", "cuEventCreate", "hipStreamCreate", "hipEventCreate"});
      }},
-    {"library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
+    {"library_setup", "library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
      "cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*)",
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
@@ -81,6 +82,7 @@ std::vector<Interval> explain_window(const Trace& t, int64_t start, int64_t end,
   for (const CauseClass& cause : kCauses) {
     std::vector<Interval> mine;
     ColdCause c;
+    c.key = cause.key;
     c.what = cause.label;
     for (EventId e = 0; e < t.size(); ++e) {
       if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(t, e)) continue;
@@ -128,6 +130,7 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
     else typical[t.name[e]].push_back(t.dur_ns[e]);
   }
   ColdCause c;
+  c.key = "first_call_work";
   c.what = "first-call work inside ops with no CUDA call to show for it (library loading, handle creation)";
   std::vector<std::pair<int64_t, EventId>> largest;
   for (EventId e : in_slow) {

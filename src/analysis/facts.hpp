@@ -38,7 +38,6 @@ struct OpRow {
 // ---- kernel table ----
 struct KernelRow {
   NameId name = kNoName;
-  EventKind kind = EventKind::Kernel;  // kernels, and copies/memsets by their names
   uint64_t calls = 0;
   int64_t total_ns = 0, min_ns = 0, max_ns = 0, median_ns = 0;
   GpuDetail launch;  // grid/block/registers/shared memory of the first call
@@ -93,7 +92,8 @@ struct CopyFacts {
 
 // ---- cold start ----
 struct ColdCause {
-  std::string what;       // "Runtime Triggered Module Loading", "cudaMalloc", ...
+  std::string key;        // stable snake_case id: "module_loading", "memory_allocation", …
+  std::string what;       // for people: "CUDA module loading (Runtime Triggered Module Loading)"
   uint64_t count = 0;
   int64_t total_ns = 0;
 };

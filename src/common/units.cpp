@@ -7,35 +7,45 @@
 namespace whyslow {
 namespace {
 
-// Three significant digits: 2.94, 29.4, 294.
+// Three significant digits, trailing zeros kept so a column of numbers lines up by width:
+// 2.944 → "2.94", 83.79 → "83.8", 512.4 → "512". For v in [1, 999.5).
 std::string three_digits(double v) {
-  const double a = std::fabs(v);
-  if (a >= 100) return fmt::format("{:.0f}", v);
-  if (a >= 10) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.2f}", v);
+  const int decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+// Steps `value` (≥ 1000) through `units`, each `factor` times the previous, to the first unit
+// where it shows as less than 1000 at three significant digits (999.6 µs → "1.00 ms").
+template <size_t N>
+std::string scaled(double value, double factor, const char* const (&units)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    value /= factor;
+    if (value < 999.5 || i + 1 == N) return three_digits(value) + " " + units[i];
+  }
+  return {};  // unreachable: the loop returns at its last unit
 }
 
 }  // namespace
 
 std::string human_duration(int64_t ns) {
-  const double a = std::fabs(static_cast<double>(ns));
-  if (a < 1e3) return fmt::format("{} ns", ns);
-  if (a < 1e6) return three_digits(ns / 1e3) + " µs";
-  if (a < 1e9) return three_digits(ns / 1e6) + " ms";
-  return three_digits(ns / 1e9) + " s";
+  if (ns < 0) return "-" + human_duration(-ns);
+  if (ns == 0) return "0";  // no unit to pick: "+0" reads better than "+0 ns"
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  static constexpr const char* kUnits[] = {"µs", "ms", "s"};
+  return scaled(static_cast<double>(ns), 1000.0, kUnits);
 }
 
-std::string human_bytes(int64_t b) {
-  const double a = std::fabs(static_cast<double>(b));
-  if (a < 1e3) return fmt::format("{} B", b);
-  if (a < 1e6) return three_digits(b / 1e3) + " kB";
-  if (a < 1e9) return three_digits(b / 1e6) + " MB";
-  return three_digits(b / 1e9) + " GB";
+std::string human_bytes(int64_t bytes) {
+  if (bytes < 0) return "-" + human_bytes(-bytes);
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  return scaled(static_cast<double>(bytes), 1024.0, kUnits);
 }
 
-std::string human_rate(double bps) {
-  if (bps < 1e9) return three_digits(bps / 1e6) + " MB/s";
-  return three_digits(bps / 1e9) + " GB/s";
+std::string human_rate(double bytes_per_second) {
+  if (bytes_per_second < 1e3) return fmt::format("{:.0f} B/s", bytes_per_second);
+  static constexpr const char* kUnits[] = {"kB/s", "MB/s", "GB/s", "TB/s"};
+  return scaled(bytes_per_second, 1000.0, kUnits);
 }
 
 std::string human_percent(double f) {

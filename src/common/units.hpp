@@ -1,5 +1,6 @@
-// Human-readable numbers for titles and tables: 3 significant digits and a unit a reader does not
-// have to convert ("83.8 ms", "2.94 µs", "16.8 MB", "12.1 GB/s").
+// Human-readable numbers for titles and tables: three significant digits in the largest unit that
+// keeps the number at least 1 ("83.8 ms", "2.94 µs", "16.0 MiB", "12.1 GB/s"). Sizes are binary
+// (KiB, MiB), rates decimal (GB/s), as CUDA tools print them.
 #pragma once
 
 #include <cstdint>

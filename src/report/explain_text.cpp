@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/report.hpp"
 #include "report/tables.hpp"
@@ -54,7 +55,7 @@ std::string header(const Trace& trace, const Facts& facts) {
   out += fmt::format("  {} · {} events · {} · trace window {} · GPU busy {} ({})\n", device_summary(trace),
                      format_count(trace.size()),
                      step_count(facts.steps.size()),
-                     format_duration(facts.window.duration_ns), format_duration(facts.gpu_busy_ns),
+                     human_duration(facts.window.duration_ns), human_duration(facts.gpu_busy_ns),
                      format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
   if (trace.truncated)
     out += fmt::format("  truncated at byte {}: only the complete events before the cut are analyzed\n",
@@ -104,7 +105,7 @@ std::string evidence_pair(const Evidence& e) {
   if (const int64_t scale = ns_per(e.unit); scale > 0) {
     std::string_view key = e.key;
     if (key.ends_with("_" + e.unit)) key.remove_suffix(e.unit.size() + 1);
-    return fmt::format("{} = {}", key, format_duration(std::llround(e.value * static_cast<double>(scale))));
+    return fmt::format("{} = {}", key, human_duration(std::llround(e.value * static_cast<double>(scale))));
   }
   const std::string value = format_number(e.value);
   if (e.unit.empty() || e.unit == "count") return fmt::format("{} = {}", e.key, value);
@@ -142,8 +143,8 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
   for (const EventRef& r : refs) {
     if (r.event >= trace.size()) continue;  // a rule that found no event leaves kNoEvent
     rows.push_back({shorten(trace.name_of(r.event), kNameWidth),
-                    fmt::format("+{}", format_duration(trace.start_ns[r.event] - facts.window.start_ns)),
-                    format_duration(trace.dur_ns[r.event]), r.role});
+                    fmt::format("+{}", human_duration(trace.start_ns[r.event] - facts.window.start_ns)),
+                    human_duration(trace.dur_ns[r.event]), r.role});
   }
   if (rows.empty()) return;
   size_t name_w = 0, start_w = 0, dur_w = 0;

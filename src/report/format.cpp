@@ -11,24 +11,6 @@
 namespace whyslow::report {
 namespace {
 
-// Three significant digits, trailing zeros kept so a column of numbers lines up by width:
-// 2.944 → "2.94", 83.79 → "83.8", 512.4 → "512". For v in [1, 999.5).
-std::string three_digits(double v) {
-  const int decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
-  return fmt::format("{:.{}f}", v, decimals);
-}
-
-// Steps `value` (≥ 1000) through `units`, each `factor` times the previous, to the first unit
-// where it shows as less than 1000 at three significant digits.
-template <size_t N>
-std::string scaled(double value, double factor, const char* const (&units)[N]) {
-  for (size_t i = 0; i < N; ++i) {
-    value /= factor;
-    if (value < 999.5 || i + 1 == N) return three_digits(value) + " " + units[i];
-  }
-  return {};  // unreachable: the loop returns at its last unit
-}
-
 // Decimals that show |v| (> 0) with three significant digits.
 int significant_decimals(double a) {
   if (a >= 100) return 0;
@@ -109,14 +91,6 @@ bool is_unit(std::string_view word) {
 
 }  // namespace
 
-std::string format_duration(int64_t ns) {
-  if (ns < 0) return fmt::format("-{}", format_duration(-ns));
-  if (ns == 0) return "0";  // no unit to pick: "+0" reads better than "+0 ns"
-  if (ns < 1000) return fmt::format("{} ns", ns);
-  static constexpr const char* kUnits[] = {"µs", "ms", "s"};
-  return scaled(static_cast<double>(ns), 1000.0, kUnits);
-}
-
 std::string format_us_exact(int64_t ns) {
   const bool negative = ns < 0;
   const uint64_t a = negative ? uint64_t{0} - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -147,13 +121,6 @@ std::string format_count(uint64_t n) {
     out += digits[i];
   }
   return out;
-}
-
-std::string format_bytes(int64_t bytes) {
-  if (bytes < 0) return fmt::format("-{}", format_bytes(-bytes));
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-  return scaled(static_cast<double>(bytes), 1024.0, kUnits);
 }
 
 size_t display_width(std::string_view utf8) {

@@ -1,5 +1,5 @@
-// Number and text formatting shared by the text and JSON renderers: times, sizes, counts,
-// shortened names, word wrapping. Text output reads times in the unit that keeps three
+// Number and text formatting shared by the text and JSON renderers (durations and sizes come from
+// common/units.hpp): exact µs, percentages, counts, shortened names, word wrapping. Text output reads times in the unit that keeps three
 // significant digits ("83.8 ms", "2.94 µs"); JSON output keeps every nanosecond.
 #pragma once
 
@@ -9,10 +9,6 @@
 #include <vector>
 
 namespace whyslow::report {
-
-// "812 ns", "2.94 µs", "83.8 ms", "1.23 s": three significant digits in the largest unit that
-// keeps the number at least 1; zero is "0".
-std::string format_duration(int64_t ns);
 
 // Exact microseconds with three decimals from integer nanoseconds: 2944 → "2.944",
 // -5 → "-0.005". Pure integer arithmetic, so no float rounding can show up.
@@ -29,9 +25,6 @@ std::string format_number(double v);
 
 // Thousands separators for counts: 1234567 → "1,234,567".
 std::string format_count(uint64_t n);
-
-// Byte sizes in binary units: "512 B", "48.0 KiB", "1.50 MiB", "80.0 GiB".
-std::string format_bytes(int64_t bytes);
 
 // Terminal columns taken by UTF-8 text (one per code point; traces hold no wide characters
 // that matter for alignment).

@@ -1,3 +1,4 @@
+#include "common/units.hpp"
 #include "report/tables.hpp"
 
 #include <fmt/core.h>
@@ -17,11 +18,11 @@ namespace {
 
 // A zero time shows as "-": nothing happened there, and a column of "0 ns" hides the numbers
 // that matter.
-std::string duration_cell(int64_t ns) { return ns == 0 ? "-" : format_duration(ns); }
+std::string duration_cell(int64_t ns) { return ns == 0 ? "-" : human_duration(ns); }
 
 std::vector<std::string> step_cells(const StepFacts& s) {
   return {shorten(s.name, kNameWidth),
-          format_duration(s.duration_ns),
+          human_duration(s.duration_ns),
           duration_cell(s.cpu_ns),
           duration_cell(s.sync_wait_ns),
           duration_cell(s.gpu_busy_ns),
@@ -87,17 +88,17 @@ std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_row
     mixed_launches |= !k.uniform_launch && (max_rows == 0 || t.rows() < max_rows);
     t.add_row({shorten(trace.names.view(k.name), kNameWidth),
                format_count(k.calls),
-               format_duration(k.total_ns),
-               format_duration(mean_ns(k)),
-               format_duration(k.min_ns),
-               format_duration(k.max_ns),
+               human_duration(k.total_ns),
+               human_duration(mean_ns(k)),
+               human_duration(k.min_ns),
+               human_duration(k.max_ns),
                dim3(k.launch.grid) + mark,
                dim3(k.launch.block) + mark,
                known(k.launch.registers, plain),
-               known(k.launch.shared_memory, format_bytes)});
+               known(k.launch.shared_memory, human_bytes)});
   }
   std::string out = fmt::format("Kernels ({} distinct, {} calls, {} in total), by total time\n",
-                                format_count(facts.kernels.size()), format_count(calls), format_duration(total));
+                                format_count(facts.kernels.size()), format_count(calls), human_duration(total));
   out += t.render(max_rows);
   if (mixed_launches) out += "  * grid/block of the first call; other calls used other launch configurations\n";
   return out;
@@ -135,7 +136,7 @@ std::string annotations_table(const Facts& facts, size_t max_rows) {
   for (const AnnotationRow& a : facts.annotations)
     t.add_row({shorten(a.name, kNameWidth),
                format_count(a.calls),
-               format_duration(a.cpu_total_ns),
+               human_duration(a.cpu_total_ns),
                duration_cell(a.gpu_ns),
                format_count(a.kernels)});
   return "Annotations (record_function blocks): GPU time of the work launched inside each block\n" +

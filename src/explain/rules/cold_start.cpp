@@ -54,11 +54,7 @@ void rule_cold_start(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     x.evidence = {us("window_us", c.step_ns), us("explained_us", explained)};
     x.impact_ns = explained;
   }
-  for (const ColdCause& cause : c.causes) {
-    std::string key;
-    for (char ch : cause.what.substr(0, cause.what.find(" ("))) key += (ch == ' ' || ch == ':' || ch == '.') ? '_' : ch;
-    x.evidence.push_back(us(key + "_us", cause.total_ns));
-  }
+  for (const ColdCause& cause : c.causes) x.evidence.push_back(us(cause.key + "_us", cause.total_ns));
   for (EventId e : c.evidence) x.events.push_back({e, "start-up cost"});
   x.try_next = {
       "Warm up before measuring: run a few iterations first, or use torch.profiler.schedule(wait=1, warmup=1, "

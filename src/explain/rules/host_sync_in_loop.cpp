@@ -68,8 +68,8 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
       "host and blocks until every kernel queued before it has finished. The GPU queue then runs empty and the "
       "CPU cannot launch ahead. Where they come from: {}. In total the CPU waited {} in {} such calls.",
       where, human_duration(s.total_wait_ns), s.calls.size());
-  x.evidence = {count("syncs_per_step", static_cast<uint64_t>(median)), count("syncs", s.calls.size()),
-                us("total_wait_us", s.total_wait_ns)};
+  x.evidence = {count("syncs", s.calls.size()), us("total_wait_us", s.total_wait_ns)};
+  if (!f.steps.empty()) x.evidence.insert(x.evidence.begin(), count("syncs_per_step", static_cast<uint64_t>(median)));
   std::vector<SyncCall> sorted = s.calls;
   std::sort(sorted.begin(), sorted.end(), [](const SyncCall& a, const SyncCall& b) { return a.wait_ns > b.wait_ns; });
   for (size_t i = 0; i < sorted.size() && i < 3; ++i) x.events.push_back({sorted[i].event, "host sync"});

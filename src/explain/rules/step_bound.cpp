@@ -37,7 +37,7 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   const std::string span = describe_span(f, step);
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
-                percent("gpu_busy", share)};
+                percent("gpu_busy_pct", share)};
   if (per_step) {
     const StepFacts* example = steps.front();
     for (const StepFacts* s : steps)

@@ -48,7 +48,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
              "when the CPU could be preparing the next step instead.",
       human_duration(longest.wait_ns), t.name_of(longest.event), human_duration(longest.gpu_busy_ns));
   x.evidence = {us("wait_per_step_us", wait), us("step_us", step), us("total_wait_us", s.total_wait_ns),
-                us("gpu_busy_during_waits_us", s.total_gpu_busy_ns), percent("gpu_busy_during_waits", busy),
+                us("gpu_busy_during_waits_us", s.total_gpu_busy_ns), percent("gpu_busy_during_waits_pct", busy),
                 count("calls", s.calls.size())};
   x.events.push_back({longest.event, "longest wait"});
   x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "
