@@ -2,7 +2,7 @@
 # Installs the Debian packages whyslow builds with, only those that are missing.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config python3
-          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev libbenchmark-dev)
+          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
