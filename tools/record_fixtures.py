@@ -67,13 +67,13 @@ def mm_bias_compiled(n, dtype):
     return step
 
 
-def mlp(dtype, compiled):
+def mlp(dtype, compiled, mode=None):
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024),
         torch.nn.LayerNorm(1024)).to("cuda", dtype)
     if compiled:
-        model = torch.compile(model)
+        model = torch.compile(model, mode=mode)
     x = torch.randn(256, 1024, device="cuda", dtype=dtype)
 
     def step():
@@ -115,6 +115,25 @@ def kernel_contention():
                 big @ big
         with record_function("gemm"):
             y = x @ w
+        torch.cuda.synchronize()
+        return y
+
+    return step
+
+
+def pointwise_chain(compiled):
+    """Five elementwise ops on a 256 MB tensor: eager runs five kernels, each reading and writing
+    the whole tensor; torch.compile fuses them into one Triton kernel (a case where compile wins)."""
+    x = torch.randn(1 << 26, device="cuda")
+
+    def chain(x):
+        return torch.relu(torch.sin(x * 2.0 + 1.0) * x) - 0.5
+
+    f = torch.compile(chain) if compiled else chain
+
+    def step():
+        with record_function("chain"):
+            y = f(x)
         torch.cuda.synchronize()
         return y
 
@@ -173,6 +192,12 @@ WORKLOADS = {
     "item_pageable": (item_and_pageable, STEADY, 6, 3),
     "compiled_cold": (lambda: compiled_cold(256, torch.float32), COLD3, 4, 0),
     "addmm_full_bias": (lambda: addmm_full_bias(1024), STEADY, 6, 3),
+    # Pairs for `whyslow diff` (eager vs torch.compile; CUDA graphs; a chain compile fuses).
+    "mm_bias_64_bf16_compiled": (lambda: mm_bias_compiled(64, torch.bfloat16), STEADY, 6, 3),
+    "mm_bias_4096_fp32_compiled": (lambda: mm_bias_compiled(4096, torch.float32), STEADY, 6, 3),
+    "mlp_bf16_reduce_overhead": (lambda: mlp(torch.bfloat16, True, "reduce-overhead"), STEADY, 6, 5),
+    "pointwise_chain": (lambda: pointwise_chain(False), STEADY, 6, 3),
+    "pointwise_chain_compiled": (lambda: pointwise_chain(True), STEADY, 6, 3),
     "kernel_contention": (kernel_contention, dict(wait=1, warmup=1, active=9, repeat=1), 12, 3),
 }
 
