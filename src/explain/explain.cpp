@@ -17,25 +17,9 @@ std::string_view to_string(Severity s) {
   return "info";
 }
 
-std::vector<const StepFacts*> steady_steps(const Facts& f) {
-  std::vector<const StepFacts*> out;
-  for (size_t i = 0; i < f.steps.size(); ++i)
-    if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
-  if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
-  return out;
-}
-
 std::string describe_span(const Facts& f, int64_t step_ns) {
   if (!f.steps.empty()) return fmt::format("each {} step", human_duration(step_ns));
   return fmt::format("the {} profiled (no ProfilerStep annotations)", human_duration(step_ns));
-}
-
-int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
-  if (steps.empty()) return 0;
-  std::vector<int64_t> v;
-  for (const StepFacts* s : steps) v.push_back(s->*field);
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::vector<Finding> explain(const Trace& t, const Facts& f) {

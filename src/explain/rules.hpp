@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/steady_steps.hpp"
 #include "explain/finding.hpp"
 
 namespace whyslow {
@@ -20,15 +21,8 @@ void rule_kernel_variance(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_compiled_region(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_profiler_artifact(const Trace&, const Facts&, std::vector<Finding>&);
 
-// Steps that represent steady state: all steps but the cold-start outlier; the whole trace as
-// one window when the trace has no ProfilerStep annotations.
-std::vector<const StepFacts*> steady_steps(const Facts& facts);
-
 // "each 113 µs step", or "the 96.3 ms profiled (no ProfilerStep annotations)" for a trace without
 // steps, whose whole window stands in for a step.
 std::string describe_span(const Facts& facts, int64_t step_ns);
-
-// Median of a field over steps.
-int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
 
 }  // namespace whyslow

@@ -1,0 +1,23 @@
+#include "analysis/steady_steps.hpp"
+
+#include <algorithm>
+
+namespace whyslow {
+
+std::vector<const StepFacts*> steady_steps(const Facts& f) {
+  std::vector<const StepFacts*> out;
+  for (size_t i = 0; i < f.steps.size(); ++i)
+    if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
+  if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
+  return out;
+}
+
+int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
+  if (steps.empty()) return 0;
+  std::vector<int64_t> v;
+  for (const StepFacts* s : steps) v.push_back(s->*field);
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace whyslow
