@@ -176,6 +176,9 @@ def compiled_cold(n, dtype):
     return step
 
 
+# Diff pairs: ten recorded steps, so a median and its spread mean something.
+LONG = dict(wait=1, warmup=2, active=10, repeat=1)
+
 # name -> (builder, profiler schedule, step() calls, warm-up calls before profiling starts)
 WORKLOADS = {
     "mm_bias_64_fp32": (lambda: mm_bias(64, torch.float32), STEADY, 6, 3),
@@ -200,6 +203,16 @@ WORKLOADS = {
     "pointwise_chain_compiled": (lambda: pointwise_chain(True), STEADY, 6, 3),
     "kernel_contention": (kernel_contention, dict(wait=1, warmup=1, active=9, repeat=1), 12, 3),
 }
+
+
+# The same workloads recorded with ten steps each, for tests/fixtures/diff/.
+DIFF_PAIRS = ["mm_bias_64_fp32", "mm_bias_64_fp32_compiled", "mm_bias_64_bf16", "mm_bias_64_bf16_compiled",
+              "mm_bias_4096_fp32", "mm_bias_4096_fp32_compiled", "mm_bias_4096_bf16", "mm_bias_4096_bf16_compiled",
+              "mlp_bf16", "mlp_bf16_compiled", "mlp_bf16_reduce_overhead", "pointwise_chain",
+              "pointwise_chain_compiled"]
+for _name in DIFF_PAIRS:
+    _builder, _, _, _warm = WORKLOADS[_name]
+    WORKLOADS["diff_" + _name] = (_builder, LONG, 13, _warm)
 
 
 def avg_row(e):

@@ -1,0 +1,182 @@
+// One trace's steady-state step, measured per step so that medians and ranges show the noise:
+// times, work and launches (by launch API), copies, torch.compile's own cost, CUDA graph replay.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/event_names.hpp"
+#include "analysis/steady_steps.hpp"
+#include "common/units.hpp"
+#include "diff/diff.hpp"
+
+namespace whyslow {
+namespace {
+
+Spread spread_of(std::vector<int64_t> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+int64_t mad_of(const std::vector<int64_t>& v) {
+  if (v.empty()) return 0;
+  const int64_t m = spread_of(v).median;
+  std::vector<int64_t> dev;
+  for (int64_t x : v) dev.push_back(x > m ? x - m : m - x);
+  return spread_of(dev).median;
+}
+
+bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
+
+// Per-step counters, one slot per steady step.
+struct PerStep {
+  explicit PerStep(size_t n) : kernels(n), launches(n), memcpys(n), memcpy_bytes(n), memsets(n), memset_bytes(n),
+                               regions(n), region_ns(n), lookups(n), lookup_ns(n), prologue_ns(n), graph_calls(n),
+                               graph_call_ns(n), graph_in_region_ns(n), nested(n), graph_launches(n), graph_kernels(n) {}
+  std::vector<int64_t> kernels, launches, memcpys, memcpy_bytes, memsets, memset_bytes;
+  std::map<std::string, std::vector<int64_t>> by_api;
+  std::vector<int64_t> regions, region_ns, lookups, lookup_ns, prologue_ns, graph_calls, graph_call_ns,
+      graph_in_region_ns, nested, graph_launches, graph_kernels;
+};
+
+double mean(const std::vector<int64_t>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (int64_t x : v) s += static_cast<double>(x);
+  return s / static_cast<double>(v.size());
+}
+int64_t mean_ns(const std::vector<int64_t>& v) { return static_cast<int64_t>(mean(v)); }
+
+bool inside_region(const Trace& t, EventId e) {
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+    if (is_compiled_region(t.name_of(a))) return true;
+  return false;
+}
+
+}  // namespace
+
+StepProfile profile_steps(const Trace& t, const Facts& f) {
+  StepProfile p;
+  p.path = t.path;
+  p.device = t.devices.empty() ? std::string() : t.devices.front().name;
+  const std::vector<const StepFacts*> steps = steady_steps(f);
+  p.steps = steps.size();
+  p.whole_window = f.steps.empty();
+  if (f.cold_start.step_index >= 0) {
+    const StepFacts& cold = f.steps[f.cold_start.step_index];
+    p.left_out.push_back(fmt::format("{} (cold start, {})", cold.name, human_duration(cold.duration_ns)));
+  }
+  if (steps.empty()) return p;
+
+  std::vector<int64_t> dur, cpu, busy, idle, wait;
+  for (const StepFacts* s : steps) {
+    dur.push_back(s->duration_ns);
+    cpu.push_back(s->cpu_ns);
+    busy.push_back(s->gpu_busy_ns);
+    idle.push_back(std::max<int64_t>(0, s->duration_ns - s->gpu_busy_ns));
+    wait.push_back(s->sync_wait_ns);
+  }
+  p.step = spread_of(dur);
+  p.cpu = spread_of(cpu);
+  p.gpu_busy = spread_of(busy);
+  p.gpu_idle = spread_of(idle);
+  p.sync_wait = spread_of(wait);
+  p.step_mad_ns = mad_of(dur);
+
+  // Steady steps in time order, to find the step an event belongs to.
+  std::vector<const StepFacts*> order = steps;
+  std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
+  auto step_of = [&](int64_t ts) -> int {
+    auto it = std::upper_bound(order.begin(), order.end(), ts, [](int64_t v, auto* s) { return v < s->start_ns; });
+    if (it == order.begin()) return -1;
+    const int i = static_cast<int>(it - order.begin()) - 1;
+    return ts <= order[i]->end_ns ? i : -1;
+  };
+
+  PerStep c(order.size());
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    const std::string_view name = t.name_of(e);
+    if (is_host_api(k)) {
+      const int s = step_of(t.start_ns[e]);
+      if (s < 0 || t.launch_link[e] == kNoEvent) continue;
+      ++c.launches[s];
+      auto& api = c.by_api[std::string(name)];
+      api.resize(order.size());
+      ++api[s];
+      if (is_graph_launch(name)) ++c.graph_launches[s];
+    } else if (is_gpu_activity(k)) {
+      const EventId host = t.launch_link[e];
+      if (host == kNoEvent) continue;
+      const int s = step_of(t.start_ns[host]);
+      if (s < 0) continue;
+      const int64_t bytes = std::max<int64_t>(0, t.gpu_detail[t.detail[e]].bytes);
+      if (k == EventKind::Kernel) {
+        ++c.kernels[s];
+        if (is_graph_launch(t.name_of(host))) ++c.graph_kernels[s];
+      } else if (k == EventKind::Memcpy) {
+        ++c.memcpys[s];
+        c.memcpy_bytes[s] += bytes;
+      } else {
+        ++c.memsets[s];
+        c.memset_bytes[s] += bytes;
+      }
+    } else if (k == EventKind::CpuOp || k == EventKind::UserAnnotation) {
+      const int s = step_of(t.start_ns[e]);
+      if (s < 0) continue;
+      if (is_compiled_region(name)) {
+        ++c.regions[s];
+        c.region_ns[s] += t.dur_ns[e];
+        if (inside_region(t, e)) ++c.nested[s];
+      } else if (is_dynamo_cache_lookup(name)) {
+        ++c.lookups[s];
+        c.lookup_ns[s] += t.dur_ns[e];
+      } else if (name == "AOTDispatcher Runtime Wrapper Prologue") {
+        c.prologue_ns[s] += t.dur_ns[e];
+      } else if (is_compiled_graph_call(name)) {
+        ++c.graph_calls[s];
+        c.graph_call_ns[s] += t.dur_ns[e];
+        if (inside_region(t, e)) c.graph_in_region_ns[s] += t.dur_ns[e];
+      }
+    }
+  }
+  p.kernels = spread_of(c.kernels);
+  p.launches = spread_of(c.launches);
+  p.memcpys = spread_of(c.memcpys);
+  p.memcpy_bytes = spread_of(c.memcpy_bytes);
+  p.memsets = spread_of(c.memsets);
+  p.memset_bytes = spread_of(c.memset_bytes);
+  for (auto& [api, counts] : c.by_api) p.launches_by_api[api] = spread_of(counts);
+
+  CompileCost& cc = p.compile;
+  cc.region_calls = mean(c.regions);
+  cc.region_ns = mean_ns(c.region_ns);
+  cc.cache_lookups = mean(c.lookups);
+  cc.cache_lookup_ns = mean_ns(c.lookup_ns);
+  cc.wrapper_prologue_ns = mean_ns(c.prologue_ns);
+  cc.graph_calls = mean(c.graph_calls);
+  cc.graph_call_ns = mean_ns(c.graph_call_ns);
+  cc.outside_graph_ns = std::max<int64_t>(0, cc.region_ns - mean_ns(c.graph_in_region_ns));
+  cc.graph_breaks = mean(c.nested);
+  cc.compile_ns = f.compile.compile_ns;
+  // "Torch-Compiled Region: <frame>/<compile>": a compile id above 0 is a recompilation.
+  std::vector<NameId> seen;
+  for (EventId e = 0; e < t.size(); ++e) {
+    const std::string_view name = t.name_of(e);
+    if (!is_compiled_region(name) || std::find(seen.begin(), seen.end(), t.name[e]) != seen.end()) continue;
+    seen.push_back(t.name[e]);
+    const size_t slash = name.rfind('/');
+    if (slash != std::string_view::npos && name.substr(slash + 1) != "0") ++cc.recompilations;
+  }
+
+  GraphReplay& g = p.graphs;
+  g.launches = mean(c.graph_launches);
+  const double launches_total = mean(c.graph_launches) * static_cast<double>(order.size());
+  double kernels_total = 0;
+  for (int64_t k : c.graph_kernels) kernels_total += static_cast<double>(k);
+  g.kernels_per_launch = launches_total > 0 ? kernels_total / launches_total : 0;
+  g.copies = g.launches > 0 ? mean(c.memcpys) : 0;
+  return p;
+}
+
+}  // namespace whyslow

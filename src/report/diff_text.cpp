@@ -1,0 +1,179 @@
+// `whyslow diff A B` as text: what is not comparable first, then the verdict, the per-step
+// table with medians and ranges, kernel changes, replacements, torch.compile and CUDA graphs.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/units.hpp"
+#include "report/diff_report.hpp"
+#include "report/format.hpp"
+#include "report/tables.hpp"
+#include "report/text_table.hpp"
+
+namespace whyslow {
+namespace {
+
+using namespace report;
+
+constexpr size_t kLineWidth = 100;
+
+// `text` wrapped under `prefix`; continuation lines are indented as far as the prefix, so a
+// bullet or label appears once.
+void append_paragraph(std::string& out, std::string_view text, std::string_view prefix) {
+  const std::string hang(display_width(prefix), ' ');
+  bool first = true;
+  for (const std::string& line : wrap(text, kLineWidth - hang.size())) {
+    out += (first ? std::string(prefix) : hang) + line + "\n";
+    first = false;
+  }
+}
+
+std::string range(const Spread& s, std::string (*fmt_value)(int64_t)) {
+  if (s.min == s.max) return fmt_value(s.median);
+  return fmt::format("{} ({}–{})", fmt_value(s.median), fmt_value(s.min), fmt_value(s.max));
+}
+std::string count_text(int64_t n) { return format_count(static_cast<uint64_t>(n)); }
+std::string bytes_text(int64_t n) { return n == 0 ? "0" : human_bytes(n); }
+std::string signed_time(int64_t ns) { return ns == 0 ? "0" : fmt::format("{}{}", ns > 0 ? "+" : "", human_duration(ns)); }
+std::string signed_count(int64_t n) { return n == 0 ? "0" : fmt::format("{:+}", n); }
+
+void row(TextTable& t, const char* what, const Spread& a, const Spread& b, std::string (*value)(int64_t),
+         std::string (*delta)(int64_t)) {
+  t.add_row({what, range(a, value), range(b, value), delta(b.median - a.median)});
+}
+
+std::string per_step_calls(double calls) { return calls == static_cast<int64_t>(calls) ? fmt::format("{:.0f}", calls) : fmt::format("{:.2f}", calls); }
+
+std::string work_list(const std::vector<std::string>& names) {
+  if (names.empty()) return "nothing";
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i == 4) {
+      out += fmt::format(", … {} more", names.size() - 4);
+      break;
+    }
+    out += (i ? ", " : "") + shorten(names[i], 48);
+  }
+  return out;
+}
+
+std::string ops_list(const std::vector<std::string>& ops) {
+  std::string out;
+  for (const std::string& op : ops) out += (out.empty() ? "" : ", ") + op;
+  return out.empty() ? "no recorded op" : out;
+}
+
+void compile_section(std::string& out, const Diff& d) {
+  if (!d.a.compile.present() && !d.b.compile.present()) return;
+  out += "\ntorch.compile's own CPU cost per step\n";
+  TextTable t({{"", Align::Left}, {"A"}, {"B"}});
+  auto add = [&](const char* what, std::string a, std::string b) { t.add_row({what, std::move(a), std::move(b)}); };
+  auto calls = [](double c) { return per_step_calls(c); };
+  add("compiled-region calls", calls(d.a.compile.region_calls), calls(d.b.compile.region_calls));
+  add("compiled-region time", human_duration(d.a.compile.region_ns), human_duration(d.b.compile.region_ns));
+  add("Dynamo cache lookups (guards)", fmt::format("{} ({})", calls(d.a.compile.cache_lookups), human_duration(d.a.compile.cache_lookup_ns)),
+      fmt::format("{} ({})", calls(d.b.compile.cache_lookups), human_duration(d.b.compile.cache_lookup_ns)));
+  add("AOT wrapper prologue", human_duration(d.a.compile.wrapper_prologue_ns), human_duration(d.b.compile.wrapper_prologue_ns));
+  add("CompiledFxGraph calls", fmt::format("{} ({})", calls(d.a.compile.graph_calls), human_duration(d.a.compile.graph_call_ns)),
+      fmt::format("{} ({})", calls(d.b.compile.graph_calls), human_duration(d.b.compile.graph_call_ns)));
+  add("region time outside the graph", human_duration(d.a.compile.outside_graph_ns), human_duration(d.b.compile.outside_graph_ns));
+  add("graph breaks (nested regions)", calls(d.a.compile.graph_breaks), calls(d.b.compile.graph_breaks));
+  add("recompilations (whole trace)", std::to_string(d.a.compile.recompilations), std::to_string(d.b.compile.recompilations));
+  add("compilation in the window", human_duration(d.a.compile.compile_ns), human_duration(d.b.compile.compile_ns));
+  out += t.render(0);
+}
+
+void graphs_section(std::string& out, const Diff& d) {
+  if (d.a.graphs.launches == 0 && d.b.graphs.launches == 0) return;
+  out += "\nCUDA graphs per step\n";
+  TextTable t({{"", Align::Left}, {"A"}, {"B"}});
+  t.add_row({"graph launches", per_step_calls(d.a.graphs.launches), per_step_calls(d.b.graphs.launches)});
+  t.add_row({"kernels per graph launch", per_step_calls(d.a.graphs.kernels_per_launch), per_step_calls(d.b.graphs.kernels_per_launch)});
+  t.add_row({"memcpys (static input copies)", per_step_calls(d.a.graphs.copies), per_step_calls(d.b.graphs.copies)});
+  out += t.render(0);
+}
+
+}  // namespace
+
+std::string render_diff_text(const Diff& d, const TextOptions& options) {
+  std::string out = fmt::format("whyslow diff\n  A: {}{}\n  B: {}{}\n", d.a.path, d.a.device.empty() ? "" : "  (" + d.a.device + ")",
+                                d.b.path, d.b.device.empty() ? "" : "  (" + d.b.device + ")");
+  if (!d.mismatches.empty()) {
+    out += "\nBefore comparing:\n";
+    for (const std::string& m : d.mismatches) append_paragraph(out, m, "  - ");
+  }
+  const Verdict& v = d.verdict;
+  out += "\nVerdict";
+  if (v.comparable) out += v.faster == "same" ? ": no measurable difference\n" : fmt::format(": {} is faster\n", v.faster == "b" ? "B" : "A");
+  else out += ": none (the traces are not comparable)\n";
+  append_paragraph(out, v.summary, "  ");
+  if (!v.try_next.empty()) {
+    out += "  try:\n";
+    for (const std::string& t : v.try_next) append_paragraph(out, t, "    - ");
+  }
+
+  out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
+  TextTable t({{"", Align::Left}, {"A"}, {"B"}, {"B − A"}});
+  row(t, "step", d.a.step, d.b.step, human_duration, signed_time);
+  row(t, "CPU (not blocked)", d.a.cpu, d.b.cpu, human_duration, signed_time);
+  row(t, "blocked on the GPU", d.a.sync_wait, d.b.sync_wait, human_duration, signed_time);
+  row(t, "GPU busy", d.a.gpu_busy, d.b.gpu_busy, human_duration, signed_time);
+  row(t, "GPU idle", d.a.gpu_idle, d.b.gpu_idle, human_duration, signed_time);
+  row(t, "kernels", d.a.kernels, d.b.kernels, count_text, signed_count);
+  row(t, "launches", d.a.launches, d.b.launches, count_text, signed_count);
+  std::set<std::string> apis;
+  for (const auto& [api, s] : d.a.launches_by_api) apis.insert(api);
+  for (const auto& [api, s] : d.b.launches_by_api) apis.insert(api);
+  for (const std::string& api : apis) {
+    const auto ia = d.a.launches_by_api.find(api), ib = d.b.launches_by_api.find(api);
+    const Spread sa = ia == d.a.launches_by_api.end() ? Spread{} : ia->second;
+    const Spread sb = ib == d.b.launches_by_api.end() ? Spread{} : ib->second;
+    t.add_row({"  " + api, range(sa, count_text), range(sb, count_text), signed_count(sb.median - sa.median)});
+  }
+  row(t, "memcpys", d.a.memcpys, d.b.memcpys, count_text, signed_count);
+  row(t, "memcpy bytes", d.a.memcpy_bytes, d.b.memcpy_bytes, bytes_text, signed_count);
+  row(t, "memsets", d.a.memsets, d.b.memsets, count_text, signed_count);
+  out += t.render(0);
+
+  if (!d.replacements.empty() || !d.alignment_note.empty()) {
+    out += "\nWhat B does instead (aligning a typical step of each; memsets do not count as a pass over data)\n";
+    if (!d.alignment_note.empty()) append_paragraph(out, d.alignment_note, "  ");
+    for (const Replacement& r : d.replacements) {
+      std::string how;
+      if (r.fusion == "kernel") how = fmt::format("fused at the kernel level: {} GPU operations become {}", r.a_work.size(), r.b_work.size());
+      else if (r.fusion == "graph") how = "not fused: as many passes over data, but replayed by one CUDA graph launch";
+      else if (r.fusion == "dispatcher") how = "fused in PyTorch only: fewer ops, but as many passes over data on the GPU";
+      else if (r.fusion == "removed") how = "gone in B";
+      else if (r.fusion == "added") how = "new in B";
+      else how = "different kernels for the same work";
+      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.a_work), human_duration(r.a_ns), ops_list(r.a_ops)), "  - A: ");
+      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.b_work), human_duration(r.b_ns), ops_list(r.b_ops)), "    B: ");
+      append_paragraph(out, how, "    → ");
+    }
+  }
+
+  if (!d.matched.empty()) {
+    out += "\nKernels in both, per step (largest change first)\n";
+    TextTable k({{"kernel", Align::Left}, {"calls A"}, {"calls B"}, {"A"}, {"B"}, {"B − A"}});
+    for (const KernelDelta& x : d.matched)
+      k.add_row({shorten(x.name, kNameWidth), per_step_calls(x.a_calls), per_step_calls(x.b_calls), human_duration(x.a_ns),
+                 human_duration(x.b_ns), signed_time(x.b_ns - x.a_ns)});
+    out += k.render(options.max_rows);
+  }
+  auto only = [&](const char* title, const std::vector<KernelDelta>& list, bool side_a) {
+    if (list.empty()) return;
+    out += fmt::format("\n{}\n", title);
+    TextTable k({{"kernel", Align::Left}, {"calls"}, {"time"}});
+    for (const KernelDelta& x : list)
+      k.add_row({shorten(x.name, kNameWidth), per_step_calls(side_a ? x.a_calls : x.b_calls), human_duration(side_a ? x.a_ns : x.b_ns)});
+    out += k.render(options.max_rows);
+  };
+  only("Only in A, per step", d.only_a, true);
+  only("Only in B, per step", d.only_b, false);
+  compile_section(out, d);
+  graphs_section(out, d);
+  return out;
+}
+
+}  // namespace whyslow
