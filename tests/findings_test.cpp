@@ -58,15 +58,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"mm_bias_64_fp32_noscopes", {"overhead_bound"}},
         Case{"mlp_bf16", {"overhead_bound"}},
         // 4096² fp32 GEMM: ~2.7 ms of GPU per ~2.8 ms step; the CPU waits in the final synchronize
-        // and the kernels start long after their launch.
-        Case{"mm_bias_4096_fp32", {"gpu_bound", "sync_wait", "launch_queue"}},
+        // and the kernels start long after their launch. The GEMM is an FFMA kernel (fp32 on the
+        // CUDA cores, torch's default) at 51 TFLOP/s, where TF32 tensor cores would do ~7× that.
+        Case{"mm_bias_4096_fp32", {"gpu_bound", "sync_wait", "launch_queue", "fp32_matmul"}},
         // 4096² bf16: ~0.22 ms GEMM in a ~0.3 ms step: neither bound clearly (no verdict); the wait
         // for it still takes over a third of the step.
         Case{"mm_bias_4096_bf16", {"sync_wait", "launch_queue"}},
         // Cold: first step 100–1000× the others, with the profiler's buffer request inside.
         Case{"mm_bias_64_fp32_cold", {"cold_start", "overhead_bound", "launch_queue", "profiler_artifact"}},
         Case{"mm_bias_4096_fp32_cold",
-             {"cold_start", "gpu_bound", "sync_wait", "launch_queue", "profiler_artifact"}},
+             {"cold_start", "gpu_bound", "sync_wait", "launch_queue", "profiler_artifact", "fp32_matmul"}},
         Case{"compiled_cold",
              {"cold_start", "compiled_region", "overhead_bound", "launch_queue", "profiler_artifact"}},
         Case{"mm_bias_64_fp32_compiled", {"overhead_bound", "compiled_region"}},
@@ -74,8 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"mlp_bf16_compiled", {"overhead_bound", "compiled_region"}},
         // Eight .item() per step plus a pageable upload and download.
         Case{"item_pageable", {"host_sync_in_loop", "pageable_memcpy", "sync_wait", "launch_queue"}},
-        // addmm with a full (n, n) input copies it into the output before the GEMM.
-        Case{"addmm_full_bias", {"overhead_bound", "hidden_copy"}},
+        // addmm with a full (n, n) input copies it into the output before the GEMM; the 1024² fp32
+        // GEMM itself (~56 µs, compute-bound, most of the GPU's time) runs on the CUDA cores.
+        Case{"addmm_full_bias", {"overhead_bound", "hidden_copy", "fp32_matmul"}},
         // Every third step a side-stream GEMM competes with the same main GEMM.
         Case{"kernel_contention", {"kernel_variance", "sync_wait", "launch_queue"}}),
     [](const auto& info) { return std::string(info.param.fixture); });

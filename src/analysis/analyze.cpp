@@ -2,7 +2,7 @@
 
 namespace whyslow {
 
-Facts analyze(const Trace& trace) {
+Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   Facts f;
   std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
@@ -17,6 +17,7 @@ Facts analyze(const Trace& trace) {
   f.cold_start = cold_start(trace, f.steps);
   f.compile = compile_regions(trace);
   f.profiler = profiler_overhead(trace);
+  f.roofline = roofline(trace, f.kernels, options.measured);
   return f;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/roofline.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
@@ -139,11 +140,15 @@ struct Facts {
   ColdStartFacts cold_start;
   CompileFacts compile;
   ProfilerOverheadFacts profiler;
+  RooflineFacts roofline;   // one entry per kernel row, plus the GPUs' ceilings
   StepFacts window;         // the whole trace measured like one step
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
 };
 
 // Runs every analysis pass in order.
-Facts analyze(const Trace& trace);
+struct AnalyzeOptions {
+  const Ceilings* measured = nullptr;  // --peaks: measured ceilings besides the datasheet's
+};
+Facts analyze(const Trace& trace, const AnalyzeOptions& options = {});
 
 }  // namespace whyslow

@@ -26,5 +26,6 @@ CopyFacts copies(const Trace& trace);
 ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps);
 CompileFacts compile_regions(const Trace& trace);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
+// roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).
 
 }  // namespace whyslow

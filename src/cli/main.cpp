@@ -7,7 +7,11 @@
 #include <optional>
 
 #include "analysis/facts.hpp"
+#include "diff/diff.hpp"
 #include "explain/finding.hpp"
+#include "report/annotate_trace.hpp"
+#include "report/diff_report.hpp"
+#include "report/html_report.hpp"
 #include "report/report.hpp"
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"
@@ -21,7 +25,29 @@ struct Args {
   whyslow::TextOptions text;
   bool json = false;
   int step = -1;  // ProfilerStep#N to focus on; -1: the whole trace
+  std::string peaks;  // --peaks FILE: measured ceilings for the roofline
 };
+
+// `report` and `annotate`: one trace in, one file out.
+void add_output_command(CLI::App* cmd, Args& a, std::string& output, const char* what) {
+  cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")->required();
+  cmd->add_option("-o,--output", output, what)->required();
+  cmd->add_flag("--allow-truncated", a.load.allow_truncated,
+                "analyze the complete events of a truncated trace instead of failing");
+}
+
+// Exit code 1 (bad usage) when the path cannot be written.
+int write_file(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    fmt::print(stderr, "whyslow: error: cannot write {}: check that its folder exists and is writable\n", path);
+    return 1;
+  }
+  fmt::print("whyslow: wrote {} ({:.1f} MB)\n", path, static_cast<double>(text.size()) / 1e6);
+  return 0;
+}
 
 void add_common(CLI::App* cmd, Args& a, bool with_json) {
   cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
@@ -31,6 +57,8 @@ void add_common(CLI::App* cmd, Args& a, bool with_json) {
   cmd->add_option("--rows", a.text.max_rows, "rows per table (0: all)")->capture_default_str();
   if (with_json) {
     cmd->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
+    cmd->add_option("--peaks", a.peaks, "measured ceilings (JSON, as tools/measure_ceilings.py writes) to hold kernels "
+                    "against besides the datasheet's");
     cmd->add_option("--step", a.step, "analyze only ProfilerStep#N: its CPU events and the GPU work it launched")
         ->check(CLI::NonNegativeNumber);
   }
@@ -62,6 +90,40 @@ void print_truncation_note(const whyslow::Trace& t) {
                "read them as spaces\n", t.path, t.replaced_control_chars);
 }
 
+// `whyslow diff A B`: both traces through load → analyze, then the comparison.
+int run_diff(const Args& a, const std::string& path_b) {
+  try {
+    const whyslow::Trace ta = whyslow::load_trace(a.path, a.load);
+    print_truncation_note(ta);
+    const whyslow::Trace tb = whyslow::load_trace(path_b, a.load);
+    print_truncation_note(tb);
+    const whyslow::Facts fa = whyslow::analyze(ta), fb = whyslow::analyze(tb);
+    const whyslow::Diff d = whyslow::diff_traces(ta, fa, tb, fb);
+    const std::string out = a.json ? whyslow::render_diff_json(d) : whyslow::render_diff_text(d, a.text);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } catch (const whyslow::LoadError& e) {
+    fmt::print(stderr, "whyslow: error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+// `whyslow report A B`: both traces through load → analyze → explain, the diff, the comparison page.
+int run_report_diff(const Args& a, const std::string& path_b, const std::string& output) {
+  try {
+    const whyslow::Trace ta = whyslow::load_trace(a.path, a.load);
+    print_truncation_note(ta);
+    const whyslow::Trace tb = whyslow::load_trace(path_b, a.load);
+    print_truncation_note(tb);
+    const whyslow::Facts fa = whyslow::analyze(ta), fb = whyslow::analyze(tb);
+    return write_file(output, whyslow::render_html_diff(ta, fa, whyslow::explain(ta, fa), tb, fb, whyslow::explain(tb, fb),
+                                                        whyslow::diff_traces(ta, fa, tb, fb)));
+  } catch (const whyslow::LoadError& e) {
+    fmt::print(stderr, "whyslow: error: {}\n", e.what());
+    return 2;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,6 +138,19 @@ int main(int argc, char** argv) {
   add_common(kernels, a, true);
   auto* info = app.add_subcommand("info", "what the trace holds: events, tracks, devices");
   add_common(info, a, false);
+  auto* diff = app.add_subcommand("diff", "compare two traces (before/after, eager/torch.compile): did the change pay?");
+  std::string path_b;
+  diff->add_option("a", a.path, "trace A (the baseline)")->required();
+  diff->add_option("b", path_b, "trace B (the change)")->required();
+  diff->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
+  diff->add_flag("--allow-truncated", a.load.allow_truncated, "analyze the complete events of truncated traces");
+  diff->add_option("--rows", a.text.max_rows, "rows per kernel table (0: all)")->capture_default_str();
+  std::string output, report_b;
+  auto* report = app.add_subcommand("report", "a self-contained HTML page: the findings drawn on the CPU and GPU lanes, charts");
+  add_output_command(report, a, output, "the HTML file to write");
+  report->add_option("b", report_b, "a second trace: the comparison page (A the baseline, B the change)");
+  auto* annotate = app.add_subcommand("annotate", "the trace with a \"whyslow findings\" track added, for Perfetto");
+  add_output_command(annotate, a, output, "the trace to write: .json, or .json.gz to compress it");
 
   try {
     app.parse(argc, argv);
@@ -83,6 +158,8 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   }
+  if (diff->parsed()) return run_diff(a, path_b);
+  if (report->parsed() && !report_b.empty()) return run_report_diff(a, report_b, output);
 
   try {
     whyslow::Trace trace = whyslow::load_trace(a.path, a.load);
@@ -105,8 +182,23 @@ int main(int argc, char** argv) {
                    t.pid, t.tid, t.events.size(), t.name);
       return 0;
     }
-    const whyslow::Facts facts = whyslow::analyze(trace);
+    std::optional<whyslow::Ceilings> measured;
+    if (!a.peaks.empty()) {
+      try {
+        measured = whyslow::load_ceilings_file(a.peaks);
+      } catch (const std::runtime_error& e) {
+        fmt::print(stderr, "whyslow: error: {}\n", e.what());
+        return 1;
+      }
+    }
+    const whyslow::Facts facts = whyslow::analyze(trace, {measured ? &*measured : nullptr});
     const std::vector<whyslow::Finding> findings = whyslow::explain(trace, facts);
+    if (report->parsed()) return write_file(output, whyslow::render_html(trace, facts, findings));
+    if (annotate->parsed()) {
+      whyslow::write_annotated_trace(a.path, output, trace, facts, findings);
+      fmt::print("whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", output, findings.size());
+      return 0;
+    }
     std::string out;
     if (a.json) out = whyslow::render_json(trace, facts, findings);
     else if (explain->parsed()) out = whyslow::render_explain_text(trace, facts, findings, a.text);
@@ -116,6 +208,9 @@ int main(int argc, char** argv) {
   } catch (const whyslow::LoadError& e) {
     fmt::print(stderr, "whyslow: error: {}\n", e.what());
     return 2;
+  } catch (const std::runtime_error& e) {  // an output that cannot be written
+    fmt::print(stderr, "whyslow: error: {}\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -48,6 +48,18 @@ std::string human_rate(double bytes_per_second) {
   return scaled(bytes_per_second, 1000.0, kUnits);
 }
 
+std::string human_flops(double flops) {
+  if (flops < 1e3) return fmt::format("{:.0f} FLOP", flops);
+  static constexpr const char* kUnits[] = {"kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
+  return scaled(flops, 1000.0, kUnits);
+}
+
+std::string human_flop_rate(double per_second) {
+  if (per_second < 1e3) return fmt::format("{:.0f} FLOP/s", per_second);
+  static constexpr const char* kUnits[] = {"kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"};
+  return scaled(per_second, 1000.0, kUnits);
+}
+
 std::string human_percent(double f) {
   const double p = f * 100;
   if (std::fabs(p) < 10) return fmt::format("{:.1f} %", p);

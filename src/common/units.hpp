@@ -11,6 +11,8 @@ namespace whyslow {
 std::string human_duration(int64_t ns);
 std::string human_bytes(int64_t bytes);
 std::string human_rate(double bytes_per_second);
+std::string human_flops(double flops);          // 1.374e11 → "137 GFLOP"
+std::string human_flop_rate(double per_second);  // 5.12e13 → "51.2 TFLOP/s"
 std::string human_percent(double fraction);  // 0.982 → "98 %"; below 10 % one decimal
 std::string human_ratio(double x);           // 840.2 → "840×", 3.46 → "3.5×"
 

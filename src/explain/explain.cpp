@@ -34,6 +34,9 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_kernel_variance(t, f, out);
   rule_compiled_region(t, f, out);
   rule_profiler_artifact(t, f, out);
+  rule_low_efficiency(t, f, out);
+  rule_fp32_matmul(t, f, out);
+  rule_unfused_elementwise(t, f, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     return a.impact_ns > b.impact_ns;

@@ -2,6 +2,7 @@
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
 #include "report/json_writer.hpp"
 #include "report/report.hpp"
+#include "report/roofline_json.hpp"
 #include "report/schema.hpp"
 #include "report/tables.hpp"
 
@@ -72,7 +73,8 @@ void write_optional(JsonWriter& w, int32_t v) {
 
 void write_kernels(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("kernels").begin_array();
-  for (const KernelRow& k : facts.kernels) {
+  for (size_t i = 0; i < facts.kernels.size(); ++i) {
+    const KernelRow& k = facts.kernels[i];
     w.begin_object();
     w.key("name").string(trace.names.view(k.name));
     w.key("calls").unsigned_integer(k.calls);
@@ -90,6 +92,7 @@ void write_kernels(JsonWriter& w, const Trace& trace, const Facts& facts) {
     write_optional(w, k.launch.registers);
     w.key("shared_memory");
     write_optional(w, k.launch.shared_memory);
+    report::write_kernel_roofline(w, trace, facts, i);
     w.end_object();
   }
   w.end_array();
@@ -176,6 +179,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_ops(w, facts);
   write_annotations(w, facts);
   write_findings(w, trace, facts, findings);
+  report::write_ceilings(w, facts);
   w.end_object();
   return w.take();
 }

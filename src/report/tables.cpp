@@ -152,7 +152,8 @@ std::string render_ops_text(const Facts& facts, const TextOptions& options) {
 }
 
 std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options) {
-  return report::kernels_table(trace, facts, options.max_rows);
+  return report::kernels_table(trace, facts, options.max_rows) + '\n' +
+         report::roofline_table(trace, facts, options.max_rows);
 }
 
 }  // namespace whyslow

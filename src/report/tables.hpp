@@ -22,5 +22,7 @@ std::string steps_table(const Facts& facts);  // every step, then the whole trac
 std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows);
 std::string ops_table(const Facts& facts, size_t max_rows);
 std::string annotations_table(const Facts& facts, size_t max_rows);
+// Roofline per kernel and shape group, with the ceilings used (roofline_table.cpp).
+std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows);
 
 }  // namespace whyslow::report

@@ -163,9 +163,13 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
         break;
       case 13:
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, -1));
+        else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, names);
         break;
       case 14:
         if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, names);
+        break;
+      case 15:
+        if (key == "Concrete Inputs") e.shapes.concrete_inputs = string_or_raw(v, names);
         break;
       case 20:
         if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, -1));

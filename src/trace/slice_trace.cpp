@@ -39,6 +39,8 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
       } else {
         p.shapes.input_dims = copy_name(t.op_shapes[t.detail[e]].input_dims);
         p.shapes.input_type = copy_name(t.op_shapes[t.detail[e]].input_type);
+        p.shapes.input_strides = copy_name(t.op_shapes[t.detail[e]].input_strides);
+        p.shapes.concrete_inputs = copy_name(t.op_shapes[t.detail[e]].concrete_inputs);
       }
     }
     b.add_event(p);

@@ -51,10 +51,14 @@ struct GpuDetail {
   int64_t bytes = -1;
 };
 
-// CPU op details from `args` (record_shapes): the raw JSON text of Input Dims / Input type.
+// CPU op details from `args` (record_shapes): the raw JSON text of Input Dims / Input type /
+// Input Strides / Concrete Inputs (the last two let the roofline see expanded tensors and read
+// scalar arguments such as a reduction's dims or attention's is_causal).
 struct OpShapes {
   NameId input_dims = kNoName;
   NameId input_type = kNoName;
+  NameId input_strides = kNoName;
+  NameId concrete_inputs = kNoName;
 };
 
 enum class TrackKind : uint8_t { Cpu, Gpu, Other };

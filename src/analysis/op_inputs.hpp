@@ -1,0 +1,44 @@
+// An op's inputs as record_shapes wrote them: one entry per argument, from the raw JSON text of
+// "Input Dims", "Input type", "Input Strides" and "Concrete Inputs" that the loader keeps.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace whyslow {
+
+// What the roofline needs to know about a tensor's element type.
+enum class Precision : uint8_t { FP64, FP32, TF32, FP16, BF16, FP8, INT8, Other };
+inline constexpr int kPrecisions = 8;
+std::string_view to_string(Precision p);
+
+struct OpInput {
+  std::string type;              // "float", "c10::BFloat16", "Scalar", "ScalarList", "" (None) …
+  std::vector<int64_t> dims;     // [] for scalars, None, and lists the profiler does not expand
+  std::vector<int64_t> strides;  // empty when not recorded
+  std::string concrete;          // the value of a scalar argument ("[1, 1]", "False", "0.125"), or ""
+  bool list = false;             // a TensorList: dims hold nothing usable
+
+  // Bytes of one element for tensor types ("float" 4, "c10::BFloat16" 2, …); 0 when the type
+  // is not a tensor dtype whyslow knows (then no model may guess a size).
+  int element_bytes() const;
+  Precision precision() const;
+  int64_t numel() const;
+  // Elements stored in memory: an expanded dimension (stride 0, from .expand() or broadcasting)
+  // repeats one element, so it counts once. Without strides, every element counts.
+  int64_t stored_numel() const;
+  bool is_tensor() const { return element_bytes() > 0 && !list; }
+};
+
+// The inputs of a CPU op, or nothing when the trace has no shapes for it (record_shapes off) or
+// the text cannot be read.
+std::optional<std::vector<OpInput>> op_inputs(const Trace& trace, EventId op);
+
+// Parses a Concrete Inputs list such as "[1, 1]" or "[-1]"; nothing when it is not one.
+std::optional<std::vector<int64_t>> parse_int_list(std::string_view text);
+
+}  // namespace whyslow

@@ -1,0 +1,84 @@
+// The timeline's data: the lanes, events and flows of the JSON blob (html_timeline.cpp) in typed
+// arrays, with per-row indexes that find the events in view by binary search.
+
+const KERNEL_CLASSES = new Set(["gemm", "conv", "attention", "elementwise", "reduction", "communication",
+  "triton", "other_kernel"]);
+
+// The embedded data in typed arrays, indexed like the C++ side numbers events: lane by lane.
+class TimelineModel {
+  constructor(D) {
+    const n = D.lanes.reduce((a, L) => a + L.s.length, 0);
+    this.n = n;
+    this.start = new Float64Array(n);
+    this.dur = new Float64Array(n);
+    this.cls = new Uint8Array(n);
+    this.row = new Uint8Array(n);
+    this.lane = new Uint32Array(n);
+    this.name = new Int32Array(n);
+    this.detail = new Int32Array(n);
+    this.strings = D.strings;
+    this.gpuDetails = D.gpu_details;
+    this.shapes = D.shapes;
+    this.classKey = D.classes.map(c => c[0]);
+    this.classLabel = D.classes.map(c => c[1]);
+    this.classColor = this.classKey.map(k => CLASS_COLORS[k] || "#aaaaaa");
+    this.isKernelClass = this.classKey.map(k => KERNEL_CLASSES.has(k));
+    this.bucketNs = Math.max(1, Math.ceil(D.meta.window_ns / D.overview_buckets));
+    this.lanes = [];
+    let g = 0;
+    D.lanes.forEach((L, li) => {
+      const rows = Math.max(1, L.rows);
+      const lane = { name: L.name, kind: L.kind, rows, first: g, count: L.s.length, rowEvents: [], rowMaxEnd: [], overview: [] };
+      const perRow = Array.from({ length: rows }, () => []);
+      let t = 0;
+      for (let i = 0; i < L.s.length; ++i, ++g) {
+        t += L.s[i];
+        this.start[g] = t;
+        this.dur[g] = L.d[i];
+        this.cls[g] = L.c[i] & 31;
+        this.row[g] = L.c[i] >> 5;
+        this.lane[g] = li;
+        this.name[g] = L.n[i];
+        this.detail[g] = L.x[i];
+        perRow[this.row[g]].push(g);
+      }
+      for (const list of perRow) {
+        const idx = Int32Array.from(list);
+        // Running maximum of the ends: monotonic, so a binary search finds the first event that can
+        // reach into the view even when an earlier, longer event overlaps later ones.
+        const maxEnd = new Float64Array(idx.length);
+        let m = -Infinity;
+        for (let k = 0; k < idx.length; ++k) maxEnd[k] = m = Math.max(m, this.start[idx[k]] + this.dur[idx[k]]);
+        lane.rowEvents.push(idx);
+        lane.rowMaxEnd.push(maxEnd);
+      }
+      lane.overview = Array.from({ length: rows }, () => ({ bucket: [], pct: [], cls: [], count: [] }));
+      for (let i = 0; i + 4 < L.o.length; i += 5) {
+        const ov = lane.overview[L.o[i]];
+        if (!ov) continue;
+        ov.bucket.push(L.o[i + 1]); ov.pct.push(L.o[i + 2]); ov.cls.push(L.o[i + 3]); ov.count.push(L.o[i + 4]);
+      }
+      this.lanes.push(lane);
+    });
+    this.flows = D.flows;
+    this.launchOf = new Int32Array(n).fill(-1);
+    this.firstLaunched = new Int32Array(n).fill(-1);
+    for (let i = 0; i + 1 < D.flows.length; i += 2) {
+      this.launchOf[D.flows[i + 1]] = D.flows[i];
+      if (this.firstLaunched[D.flows[i]] < 0) this.firstLaunched[D.flows[i]] = D.flows[i + 1];
+    }
+  }
+  end(e) { return this.start[e] + this.dur[e]; }
+  nameOf(e) { return this.strings[this.name[e]] || "(no name)"; }
+  isKernel(e) { return this.isKernelClass[this.cls[e]]; }
+}
+
+// First k with a[k] >= x (a ascending).
+function lowerBound(a, x) {
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,134 @@
+// Assembles the report pages: an embedded page skeleton (src/report/html/page.html, or
+// diff_page.html for a comparison) with the style sheet, the scripts and the data blob put in
+// place of its {{…}} markers.
+#include "report/html_report.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "analysis/steady_steps.hpp"
+#include "report/diff_report.hpp"
+#include "report/html_assets.hpp"
+#include "report/html_findings.hpp"
+#include "report/html_roofline.hpp"
+#include "report/html_summary.hpp"
+#include "report/html_timeline.hpp"
+
+namespace whyslow {
+namespace report {
+
+std::string_view html_asset(std::string_view name) {
+  for (size_t i = 0; i < kHtmlAssetCount; ++i)
+    if (kHtmlAssets[i].name == name) return kHtmlAssets[i].text;
+  throw std::logic_error("whyslow was built without the HTML asset " + std::string(name));
+}
+
+namespace {
+
+// The scripts in the order they define things: helpers and the timeline before the pages that
+// use them, start.js (which reads the data and draws the page) last.
+constexpr std::string_view kScripts[] = {"util.js",  "timeline_model.js", "timeline.js", "charts.js",
+                                         "page.js",  "diff.js",           "start.js"};
+
+std::string escape_html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// Replaces the skeleton's markers in the order they appear in it, each search starting after the
+// text put in before: nothing inserted (a script, a kernel name in the data) is ever searched.
+class PageFiller {
+ public:
+  explicit PageFiller(std::string_view page) : page_(page) {}
+  PageFiller& fill(std::string_view marker, std::string_view text) {
+    const size_t at = page_.find(marker, cursor_);
+    if (at == std::string::npos) throw std::logic_error("the page skeleton has no " + std::string(marker) + " here");
+    page_.replace(at, marker.size(), text);
+    cursor_ = at + text.size();
+    return *this;
+  }
+  std::string take() { return std::move(page_); }
+
+ private:
+  std::string page_;
+  size_t cursor_ = 0;
+};
+
+std::string page(std::string_view skeleton, const std::string& title, std::string data) {
+  std::string scripts;
+  for (std::string_view name : kScripts) scripts.append(html_asset(name)).append("\n");
+  return PageFiller(html_asset(skeleton))
+      .fill("{{title}}", escape_html(title))
+      .fill("{{style}}", html_asset("page.css"))
+      .fill("{{data}}", data)
+      .fill("{{script}}", scripts)
+      .take();
+}
+
+// One trace's part of the data: summary, timeline and findings, into the open object of `w`.
+void write_trace(CompactJson& w, const Trace& t, const Facts& f, const std::vector<Finding>& findings,
+                 const Selection& selection) {
+  write_summary(w, t, f, selection);
+  write_roofline(w, t, f);
+  const TimelineIndex index = write_timeline(w, t, f, selection);
+  write_findings(w, t, f, findings, index);
+}
+
+// The step the comparison shows for a trace: the median-length steady step, the one `whyslow diff`
+// aligns the two traces on (src/diff/kernel_match.cpp); the whole window for a trace without steps.
+void write_typical_step(CompactJson& w, const Trace& t, const Facts& f, const std::vector<Finding>& findings,
+                        size_t budget) {
+  auto steps = steady_steps(f);
+  std::sort(steps.begin(), steps.end(), [](auto* x, auto* y) { return x->duration_ns < y->duration_ns; });
+  const StepFacts& step = steps.empty() ? f.window : *steps[steps.size() / 2];
+  const TimeWindow window{step.start_ns, std::max(step.end_ns, step.gpu_end_ns)};
+  w.begin_object();
+  write_trace(w, t, f, findings, select_window(t, window, budget));
+  w.key("focus").begin_object();
+  w.key("name").string(steps.empty() ? "the whole trace" : step.name);
+  w.key("start").integer(window.start_ns - f.window.start_ns).key("end").integer(window.end_ns - f.window.start_ns);
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+}  // namespace report
+
+std::string render_html(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings,
+                        const HtmlOptions& options) {
+  using namespace report;
+  CompactJson w;
+  w.begin_object();
+  write_trace(w, trace, facts, findings, select_events(trace, facts, findings, options.max_events));
+  w.end_object();
+  return page("page.html", file_name(trace.path), w.take());
+}
+
+std::string render_html_diff(const Trace& a, const Facts& fa, const std::vector<Finding>& xa, const Trace& b,
+                             const Facts& fb, const std::vector<Finding>& xb, const Diff& diff,
+                             const HtmlOptions& options) {
+  using namespace report;
+  CompactJson w;
+  w.begin_object();
+  w.key("diff").raw(render_diff_json(diff));  // the documented schema of `whyslow diff --json`
+  w.key("a");
+  write_typical_step(w, a, fa, xa, options.max_events / 2);
+  w.key("b");
+  write_typical_step(w, b, fb, xb, options.max_events / 2);
+  w.end_object();
+  return page("diff_page.html", file_name(a.path) + " vs " + file_name(b.path), w.take());
+}
+
+}  // namespace whyslow

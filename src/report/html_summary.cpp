@@ -1,0 +1,93 @@
+#include "report/html_summary.hpp"
+
+#include "report/format.hpp"
+#include "report/html_event_class.hpp"
+#include "report/schema.hpp"
+
+namespace whyslow::report {
+namespace {
+
+// Bars per chart: the top of each table; the rest is one "everything else" number.
+constexpr size_t kChartBars = 15;
+// Kernel names in the chart are shortened like the text tables do; the full name is the tooltip.
+constexpr size_t kChartNameWidth = 48;
+
+void write_meta(CompactJson& w, const Trace& t, const Facts& f, const Selection& s) {
+  w.key("meta").begin_object();
+  w.key("version").string(kWhyslowVersion);
+  w.key("path").string(t.path);
+  w.key("device").string(t.devices.empty() ? std::string() : t.devices.front().name);
+  w.key("events").integer(static_cast<int64_t>(t.size()));
+  w.key("drawable").integer(static_cast<int64_t>(s.drawable));
+  w.key("embedded").integer(static_cast<int64_t>(s.embedded_count));
+  w.key("complete").boolean(s.complete);
+  w.key("truncated").boolean(t.truncated);
+  w.key("window_ns").integer(f.window.duration_ns);
+  // Absolute µs as text: trace clocks exceed what a JavaScript number holds to the nanosecond.
+  w.key("window_start_us").string(format_us_exact(f.window.start_ns));
+  w.key("gpu_busy_ns").integer(f.gpu_busy_ns);
+  w.end_object();
+}
+
+void write_steps(CompactJson& w, const Facts& f) {
+  const int64_t t0 = f.window.start_ns;
+  // [name, start, duration, cpu, sync wait, gpu busy, kernels, launches]
+  w.key("steps").begin_array();
+  for (const StepFacts& s : f.steps) {
+    w.begin_array().string(s.name).integer(s.start_ns - t0).integer(s.duration_ns).integer(s.cpu_ns);
+    w.integer(s.sync_wait_ns).integer(s.gpu_busy_ns).integer(s.kernels).integer(s.launches).end_array();
+  }
+  w.end_array();
+  w.key("cold_step").integer(f.cold_start.step_index);
+}
+
+void write_kernels(CompactJson& w, const Trace& t, const Facts& f) {
+  int64_t rest = 0;
+  w.key("kernels").begin_object();
+  w.key("top").begin_array();  // [full name, short name, total, calls]
+  for (size_t i = 0; i < f.kernels.size(); ++i) {
+    const KernelRow& k = f.kernels[i];
+    if (i >= kChartBars) {
+      rest += k.total_ns;
+      continue;
+    }
+    const std::string_view name = t.names.view(k.name);
+    w.begin_array().string(name).string(shorten(name, kChartNameWidth)).integer(k.total_ns);
+    w.integer(static_cast<int64_t>(k.calls)).end_array();
+  }
+  w.end_array();
+  w.key("rest_ns").integer(rest);
+  w.key("rest_count").integer(f.kernels.size() > kChartBars ? static_cast<int64_t>(f.kernels.size() - kChartBars) : 0);
+  w.end_object();
+}
+
+void write_annotations(CompactJson& w, const Facts& f) {
+  w.key("annotations").begin_array();  // [name, cpu total, gpu, calls, kernels]
+  for (size_t i = 0; i < f.annotations.size() && i < kChartBars; ++i) {
+    const AnnotationRow& a = f.annotations[i];
+    w.begin_array().string(shorten(a.name, kChartNameWidth)).integer(a.cpu_total_ns).integer(a.gpu_ns);
+    w.integer(static_cast<int64_t>(a.calls)).integer(static_cast<int64_t>(a.kernels)).end_array();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selection& s) {
+  write_meta(w, t, f, s);
+  w.key("windows").begin_array();
+  for (const TimeWindow& x : s.windows)
+    w.begin_array().integer(x.start_ns - f.window.start_ns).integer(x.end_ns - f.window.start_ns).end_array();
+  w.end_array();
+  w.key("classes").begin_array();  // index = DrawClass
+  for (int c = 0; c < kDrawClassCount; ++c) {
+    const auto cls = static_cast<DrawClass>(c);
+    w.begin_array().string(draw_class_key(cls)).string(draw_class_label(cls)).end_array();
+  }
+  w.end_array();
+  write_steps(w, f);
+  write_kernels(w, t, f);
+  write_annotations(w, f);
+}
+
+}  // namespace whyslow::report

@@ -1,0 +1,29 @@
+// The timeline part of the HTML report's data: one lane per CPU thread, GPU stream or other
+// device queue, each with its embedded events as columns (start as a delta from the previous
+// event, duration, name, colour class and nesting depth, launch details), the launch → GPU-work
+// flows, and per-pixel summaries of the events that were not embedded.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/facts.hpp"
+#include "report/html_json.hpp"
+#include "report/html_selection.hpp"
+
+namespace whyslow::report {
+
+// Nesting deeper than this (deep Python stacks) is left out of the drawing: a lane stays readable.
+inline constexpr int kMaxLaneRows = 32;
+// Summary resolution for events not embedded: buckets across the whole trace window.
+inline constexpr int64_t kOverviewBuckets = 2000;
+
+struct TimelineIndex {
+  std::vector<int32_t> of_event;  // the page's index of each embedded event; -1 when not embedded
+};
+
+// Writes the keys "lanes", "strings", "gpu_details", "shapes", "flows", "overview_buckets" and
+// "hidden_deep" into the open object of `w`. Times are ns from the trace window's start.
+TimelineIndex write_timeline(CompactJson& w, const Trace& trace, const Facts& facts, const Selection& selection);
+
+}  // namespace whyslow::report
