@@ -66,7 +66,7 @@ std::vector<std::vector<std::string>> traces_of(ScheduleFunction s, int steps, W
   std::vector<std::vector<std::string>> traces;
   ProfilerOptions options{.schedule = std::move(s),
                           .on_trace_ready = [&](Profiler& p) {
-                            const std::string path = dir.file("t" + std::to_string(traces.size()) + ".json");
+                            const std::string path = dir.file(std::to_string(traces.size()) + ".json");
                             p.export_chrome_trace(path);
                             traces.push_back(testing::step_names(load_trace(path)));
                           },

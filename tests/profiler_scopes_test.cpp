@@ -140,8 +140,7 @@ TEST(ProfilerScopes, WindowsOpenAndCloseUnderBusyThreads) {
       while (!done.load()) {
         WHYSLOW_SCOPE("busy");
         const Scope copied{std::string_view("busy_copied")};
-        for (volatile int spin = 0; spin < 200; spin = spin + 1) {
-        }
+        for (int spin = 0; spin < 200; ++spin) asm volatile("");  // a little work in the scope
       }
     });
   for (int w = 0; w < 10; ++w) {
@@ -149,7 +148,7 @@ TEST(ProfilerScopes, WindowsOpenAndCloseUnderBusyThreads) {
     profiler.start();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     profiler.stop();
-    const std::string path = dir.file("w" + std::to_string(w) + ".json");
+    const std::string path = dir.file(std::to_string(w) + ".json");
     profiler.export_chrome_trace(path);
     const Trace t = load_trace(path);
     EventId span = kNoEvent;
