@@ -79,7 +79,17 @@ INSTANTIATE_TEST_SUITE_P(
         // GEMM itself (~56 µs, compute-bound, most of the GPU's time) runs on the CUDA cores.
         Case{"addmm_full_bias", {"overhead_bound", "hidden_copy", "fp32_matmul"}},
         // Every third step a side-stream GEMM competes with the same main GEMM.
-        Case{"kernel_contention", {"kernel_variance", "sync_wait", "launch_queue"}}),
+        Case{"kernel_contention", {"kernel_variance", "sync_wait", "launch_queue"}},
+        // The diff workloads' first recordings. Compiled tiny GEMM and MLP (also with CUDA graphs):
+        // still overhead-bound, plus the compiled regions' own cost.
+        Case{"mm_bias_64_bf16_compiled", {"overhead_bound", "compiled_region"}},
+        Case{"mlp_bf16_reduce_overhead", {"overhead_bound", "compiled_region"}},
+        // Compiled 4096² fp32: the same FFMA GEMM as eager, GPU-bound.
+        Case{"mm_bias_4096_fp32_compiled", {"fp32_matmul", "gpu_bound", "sync_wait", "compiled_region"}},
+        // Six eager elementwise kernels over 256 MB each step: unfused, and the CPU waits for them.
+        Case{"pointwise_chain", {"unfused_elementwise", "sync_wait", "launch_queue"}},
+        // Fused into one Triton kernel: the step is now short enough to be overhead-bound.
+        Case{"pointwise_chain_compiled", {"overhead_bound", "compiled_region", "sync_wait"}}),
     [](const auto& info) { return std::string(info.param.fixture); });
 
 // Numbers behind findings, checked against counts taken by hand from the traces and torch's
