@@ -90,15 +90,30 @@ void print_truncation_note(const whyslow::Trace& t) {
                "read them as spaces\n", t.path, t.replaced_control_chars);
 }
 
-// `whyslow diff A B`: both traces through load → analyze, then the comparison.
-int run_diff(const Args& a, const std::string& path_b) {
+// Two traces through load → analyze, for `diff` and the comparison page.
+struct TracePair {
+  whyslow::Trace ta, tb;
+  whyslow::Facts fa, fb;
+};
+
+TracePair load_pair(const Args& a, const std::string& path_b) {
+  TracePair p{whyslow::load_trace(a.path, a.load), {}, {}, {}};
+  print_truncation_note(p.ta);
+  p.tb = whyslow::load_trace(path_b, a.load);
+  print_truncation_note(p.tb);
+  p.fa = whyslow::analyze(p.ta);
+  p.fb = whyslow::analyze(p.tb);
+  return p;
+}
+
+// `whyslow diff A B`, and `whyslow report A B -o FILE` (the comparison page) when `output` is set.
+int run_comparison(const Args& a, const std::string& path_b, const std::string* output) {
   try {
-    const whyslow::Trace ta = whyslow::load_trace(a.path, a.load);
-    print_truncation_note(ta);
-    const whyslow::Trace tb = whyslow::load_trace(path_b, a.load);
-    print_truncation_note(tb);
-    const whyslow::Facts fa = whyslow::analyze(ta), fb = whyslow::analyze(tb);
-    const whyslow::Diff d = whyslow::diff_traces(ta, fa, tb, fb);
+    const TracePair p = load_pair(a, path_b);
+    const whyslow::Diff d = whyslow::diff_traces(p.ta, p.fa, p.tb, p.fb);
+    if (output)
+      return write_file(*output, whyslow::render_html_diff(p.ta, p.fa, whyslow::explain(p.ta, p.fa), p.tb, p.fb,
+                                                           whyslow::explain(p.tb, p.fb), d));
     const std::string out = a.json ? whyslow::render_diff_json(d) : whyslow::render_diff_text(d, a.text);
     std::fwrite(out.data(), 1, out.size(), stdout);
   } catch (const whyslow::LoadError& e) {
@@ -106,22 +121,6 @@ int run_diff(const Args& a, const std::string& path_b) {
     return 2;
   }
   return 0;
-}
-
-// `whyslow report A B`: both traces through load → analyze → explain, the diff, the comparison page.
-int run_report_diff(const Args& a, const std::string& path_b, const std::string& output) {
-  try {
-    const whyslow::Trace ta = whyslow::load_trace(a.path, a.load);
-    print_truncation_note(ta);
-    const whyslow::Trace tb = whyslow::load_trace(path_b, a.load);
-    print_truncation_note(tb);
-    const whyslow::Facts fa = whyslow::analyze(ta), fb = whyslow::analyze(tb);
-    return write_file(output, whyslow::render_html_diff(ta, fa, whyslow::explain(ta, fa), tb, fb, whyslow::explain(tb, fb),
-                                                        whyslow::diff_traces(ta, fa, tb, fb)));
-  } catch (const whyslow::LoadError& e) {
-    fmt::print(stderr, "whyslow: error: {}\n", e.what());
-    return 2;
-  }
 }
 
 }  // namespace
@@ -158,8 +157,8 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   }
-  if (diff->parsed()) return run_diff(a, path_b);
-  if (report->parsed() && !report_b.empty()) return run_report_diff(a, report_b, output);
+  if (diff->parsed()) return run_comparison(a, path_b, nullptr);
+  if (report->parsed() && !report_b.empty()) return run_comparison(a, report_b, &output);
 
   try {
     whyslow::Trace trace = whyslow::load_trace(a.path, a.load);

@@ -201,14 +201,9 @@ void add_kernel(Store& s, const CUpti_ActivityKernel10& k) {
   s.records.activities.push_back(g);
 }
 
-void add_memcpy(Store& s, const CUpti_ActivityMemcpy6& m) {
-  GpuActivity g;
-  g.kind = GpuKind::Memcpy;
-  g.start_ns = static_cast<int64_t>(m.start);
-  g.end_ns = static_cast<int64_t>(m.end);
-  g.name = s.records.names.intern("Memcpy " + std::string(copy_kind(m.copyKind)) + " (" +
-                                  std::string(memory_kind(m.srcKind)) + " -> " +
-                                  std::string(memory_kind(m.dstKind)) + ")");
+// The fields memcpy and memset records share, and the store; `g` already has kind, times, name.
+template <typename Record>
+void add_copy_like(Store& s, GpuActivity& g, const Record& m) {
   g.device = m.deviceId;
   g.context = m.contextId;
   g.stream = m.streamId;
@@ -220,21 +215,24 @@ void add_memcpy(Store& s, const CUpti_ActivityMemcpy6& m) {
   s.records.activities.push_back(g);
 }
 
+void add_memcpy(Store& s, const CUpti_ActivityMemcpy6& m) {
+  GpuActivity g;
+  g.kind = GpuKind::Memcpy;
+  g.start_ns = static_cast<int64_t>(m.start);
+  g.end_ns = static_cast<int64_t>(m.end);
+  g.name = s.records.names.intern("Memcpy " + std::string(copy_kind(m.copyKind)) + " (" +
+                                  std::string(memory_kind(m.srcKind)) + " -> " +
+                                  std::string(memory_kind(m.dstKind)) + ")");
+  add_copy_like(s, g, m);
+}
+
 void add_memset(Store& s, const CUpti_ActivityMemset4& m) {
   GpuActivity g;
   g.kind = GpuKind::Memset;
   g.start_ns = static_cast<int64_t>(m.start);
   g.end_ns = static_cast<int64_t>(m.end);
   g.name = s.records.names.intern("Memset (" + std::string(memory_kind(m.memoryKind)) + ")");
-  g.device = m.deviceId;
-  g.context = m.contextId;
-  g.stream = m.streamId;
-  g.correlation = m.correlationId;
-  g.bytes = m.bytes;
-  g.graph_id = m.graphId;
-  g.graph_node_id = m.graphNodeId;
-  s.context_device[m.contextId] = m.deviceId;
-  s.records.activities.push_back(g);
+  add_copy_like(s, g, m);
 }
 
 void add_sync(Store& s, const CUpti_ActivitySynchronization2& y) {
