@@ -55,9 +55,10 @@ bool torch_credits_overhead(const std::map<Key, OracleRow>& oracle) {
 class OpsOracle : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OpsOracle, MatchesKeyAverages) {
-  const std::string name = GetParam();
-  const auto oracle = read_oracle(testing::fixture(name + ".oracle.json"));
-  const Trace trace = load_trace(testing::fixture(name + ".json.gz"));
+  const std::string name = GetParam();  // "torch/mm_bias_64_fp32", "diff/mlp_bf16", …
+  const std::string base = std::string(WHYSLOW_FIXTURES) + "/" + name;
+  const auto oracle = read_oracle(base + ".oracle.json");
+  const Trace trace = load_trace(base + ".json.gz");
   const std::vector<OpRow> ours = op_table(trace);
   const bool skip_cpu_device = torch_credits_overhead(oracle);
 
@@ -81,18 +82,24 @@ TEST_P(OpsOracle, MatchesKeyAverages) {
 
 std::vector<std::string> fixtures_with_oracle() {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/torch")) {
-    const std::string f = entry.path().filename().string();
-    const std::string suffix = ".oracle.json";
-    if (f.size() > suffix.size() && f.substr(f.size() - suffix.size()) == suffix)
-      names.push_back(f.substr(0, f.size() - suffix.size()));
+  for (const char* dir : {"torch", "diff"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/" + dir)) {
+      const std::string f = entry.path().filename().string();
+      const std::string suffix = ".oracle.json";
+      if (f.size() > suffix.size() && f.substr(f.size() - suffix.size()) == suffix)
+        names.push_back(std::string(dir) + "/" + f.substr(0, f.size() - suffix.size()));
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
 INSTANTIATE_TEST_SUITE_P(TorchFixtures, OpsOracle, ::testing::ValuesIn(fixtures_with_oracle()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '/', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace whyslow
