@@ -99,7 +99,8 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
     const std::string_view name = t.name_of(e);
     if (is_host_api(k)) {
       const int s = step_of(t.start_ns[e]);
-      if (s < 0 || t.launch_link[e] == kNoEvent) continue;
+      // A launch: linked to a kernel, copy or memset, not to a synchronization's GPU-side record.
+      if (s < 0 || t.launch_link[e] == kNoEvent || !is_gpu_activity(t.kind[t.launch_link[e]])) continue;
       ++c.launches[s];
       auto& api = c.by_api[std::string(name)];
       api.resize(order.size());
