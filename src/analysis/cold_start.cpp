@@ -109,6 +109,18 @@ bool is_top_level_op(const Trace& t, EventId e) {
   return true;
 }
 
+// Without torch ops (a native program recorded by the whyslow profiler), the scopes play the ops'
+// part: a user annotation that is not a ProfilerStep and has no such annotation above it.
+bool is_top_level_scope(const Trace& t, EventId e) {
+  auto is_scope = [&](EventId x) {
+    return t.kind[x] == EventKind::UserAnnotation && !starts_with(t.name_of(x), "ProfilerStep#");
+  };
+  if (!is_scope(e)) return false;
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+    if (is_scope(a)) return false;
+  return true;
+}
+
 // First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
 // creating its handle, building a dispatch table. Measured per top-level op as its time in the
 // slow step not claimed by a named class, minus the same op's median time in the other steps.
@@ -120,10 +132,12 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
       if (ts >= steps[i].start_ns && ts <= steps[i].end_ns) return static_cast<int>(i);
     return -1;
   };
+  bool any_op = false;
+  for (EventId e = 0; e < t.size() && !any_op; ++e) any_op = t.kind[e] == EventKind::CpuOp;
   std::unordered_map<NameId, std::vector<int64_t>> typical;
   std::vector<EventId> in_slow;
   for (EventId e = 0; e < t.size(); ++e) {
-    if (!is_top_level_op(t, e)) continue;
+    if (any_op ? !is_top_level_op(t, e) : !is_top_level_scope(t, e)) continue;
     const int i = step_of(t.start_ns[e]);
     if (i < 0) continue;
     if (static_cast<size_t>(i) == slow) in_slow.push_back(e);
@@ -131,7 +145,8 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
   }
   ColdCause c;
   c.key = "first_call_work";
-  c.what = "first-call work inside ops with no CUDA call to show for it (library loading, handle creation)";
+  c.what = any_op ? "first-call work inside ops with no CUDA call to show for it (library loading, handle creation)"
+                  : "first-call work inside scopes with no CUDA call to show for it (library loading, handle creation)";
   std::vector<std::pair<int64_t, EventId>> largest;
   for (EventId e : in_slow) {
     auto it = typical.find(t.name[e]);
@@ -174,9 +189,14 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
     const std::vector<Interval> claimed = explain_window(t, steps[slow].start_ns, steps[slow].end_ns, f);
     first_call_work(t, steps, slow, claimed, f);
     sort_causes(f);
-    int64_t explained = 0;
-    for (const ColdCause& c : f.causes) explained += c.total_ns;
-    if (explained < kMinExplainedShare * static_cast<double>(d - median)) return ColdStartFacts{};
+    // The profiler's own buffer requests are not the program's start-up (profiler_artifact reports
+    // them): a step slow only because of them (the first recorded step of a warm run, where CUPTI
+    // asks for its first buffer) is no cold start, so they count neither as excess nor as explained.
+    int64_t explained = 0, profiler = 0;
+    for (const ColdCause& c : f.causes) (c.key == "profiler_buffers" ? profiler : explained) += c.total_ns;
+    const int64_t excess = d - median - profiler;
+    if (excess < kOutlierMinExcessNs || explained < kMinExplainedShare * static_cast<double>(excess))
+      return ColdStartFacts{};
     f.step_index = static_cast<int>(slow);
     f.step_ns = d;
     f.typical_step_ns = median;

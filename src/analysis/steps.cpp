@@ -28,7 +28,9 @@ void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<
     if (is_host_api(k)) {
       const int w = window_of(t.start_ns[e]);
       if (w < 0) continue;
-      if (t.launch_link[e] != kNoEvent) ++windows[w].launches;
+      // A launch: the call is linked to a kernel, copy or memset (not to the GPU-side record of a
+      // synchronization, which CUPTI correlates with cudaEventSynchronize and friends).
+      if (t.launch_link[e] != kNoEvent && is_gpu_activity(t.kind[t.launch_link[e]])) ++windows[w].launches;
       if ((owners[w] == kAnyTrack || owners[w] == t.track[e]) &&
           host_wait_kind(t, e) != HostWait::None)
         windows[w].sync_wait_ns += std::min(t.end_ns(e), windows[w].end_ns) - t.start_ns[e];
