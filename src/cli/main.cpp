@@ -29,11 +29,22 @@ struct Args {
 };
 
 // `report` and `annotate`: one trace in, one file out.
-void add_output_command(CLI::App* cmd, Args& a, std::string& output, const char* what) {
-  cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")->required();
-  cmd->add_option("-o,--output", output, what)->required();
+void add_trace_input(CLI::App* cmd, Args& a) {
+  cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
+      ->required();  // a missing file is reported by the loader, with exit code 2 like any unreadable trace
   cmd->add_flag("--allow-truncated", a.load.allow_truncated,
                 "analyze the complete events of a truncated trace instead of failing");
+}
+
+void add_peaks(CLI::App* cmd, Args& a) {
+  cmd->add_option("--peaks", a.peaks, "measured ceilings (JSON, as tools/measure_ceilings.py writes) to hold kernels "
+                  "against besides the datasheet's");
+}
+
+void add_output_command(CLI::App* cmd, Args& a, std::string& output, const char* what) {
+  add_trace_input(cmd, a);
+  cmd->add_option("-o,--output", output, what)->required();
+  add_peaks(cmd, a);
 }
 
 // Exit code 1 (bad usage) when the path cannot be written.
@@ -50,15 +61,11 @@ int write_file(const std::string& path, const std::string& text) {
 }
 
 void add_common(CLI::App* cmd, Args& a, bool with_json) {
-  cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
-      ->required();  // a missing file is reported by the loader, with exit code 2 like any unreadable trace
-  cmd->add_flag("--allow-truncated", a.load.allow_truncated,
-                "analyze the complete events of a truncated trace instead of failing");
+  add_trace_input(cmd, a);
   cmd->add_option("--rows", a.text.max_rows, "rows per table (0: all)")->capture_default_str();
   if (with_json) {
     cmd->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
-    cmd->add_option("--peaks", a.peaks, "measured ceilings (JSON, as tools/measure_ceilings.py writes) to hold kernels "
-                    "against besides the datasheet's");
+    add_peaks(cmd, a);
     cmd->add_option("--step", a.step, "analyze only ProfilerStep#N: its CPU events and the GPU work it launched")
         ->check(CLI::NonNegativeNumber);
   }
