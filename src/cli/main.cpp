@@ -89,8 +89,8 @@ std::optional<std::pair<int64_t, int64_t>> step_window(const whyslow::Trace& t, 
 void print_truncation_note(const whyslow::Trace& t) {
   if (t.truncated)
     fmt::print(stderr,
-               "whyslow: warning: {} is truncated at byte {}; analyzing the {} complete events before "
-               "the cut\n",
+               "whyslow: warning: {} is truncated at byte {}; analyzing what came before the cut ({} events "
+               "loaded)\n",
                t.path, t.truncated_at_byte, t.size());
   if (t.replaced_control_chars > 0)
     fmt::print(stderr, "whyslow: warning: {} has {} raw control characters inside strings (invalid JSON); "
