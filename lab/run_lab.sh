@@ -8,22 +8,14 @@
 #   lab/run_lab.sh            # sizes 64 1024 4096
 #   LAB_SIZES="64 1024 4096 8192" lab/run_lab.sh
 #
-# The H200 image has no simdjson: carry Debian's packages in .debs/ (git-ignored), made here with
-#   mkdir -p .debs && (cd .debs && apt-get download libsimdjson-dev libsimdjson14)
+# The H200 image has no simdjson: see tools/gpu_machine_env.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 final="${OUT:-build/lab_out}"
 work=/tmp/lab_work
 rm -rf "$work" && mkdir -p "$work/traces" "$work/logs" "$work/explain" "$final"
-export PATH="/usr/local/cuda/bin:$PATH" PYTHONUNBUFFERED=1
+source tools/gpu_machine_env.sh  # CUDA on PATH, simdjson from .debs/: sets cmake_extra
 
-cmake_extra=()
-if [ -d .debs ] && [ ! -f /usr/include/simdjson.h ]; then
-  rm -rf /tmp/sj && mkdir -p /tmp/sj
-  for f in .debs/*.deb; do dpkg -x "$f" /tmp/sj; done
-  cmake_extra+=(-DCMAKE_PREFIX_PATH=/tmp/sj/usr -Dsimdjson_DIR=/tmp/sj/usr/lib/x86_64-linux-gnu/cmake/simdjson)
-  export LD_LIBRARY_PATH="/tmp/sj/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-fi
 
 bin=build/gpu_lab
 {
