@@ -8,6 +8,7 @@
 
 #include "analysis/event_names.hpp"
 #include "analysis/passes.hpp"
+#include "analysis/steady_steps.hpp"
 
 namespace whyslow {
 namespace {
@@ -127,11 +128,7 @@ bool is_top_level_scope(const Trace& t, EventId e) {
 void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t slow,
                      const std::vector<Interval>& claimed, ColdStartFacts& f) {
   const StepFacts& s = steps[slow];
-  auto step_of = [&](int64_t ts) -> int {
-    for (size_t i = 0; i < steps.size(); ++i)
-      if (ts >= steps[i].start_ns && ts <= steps[i].end_ns) return static_cast<int>(i);
-    return -1;
-  };
+  auto step_of = [&](int64_t ts) { return step_containing(steps, ts); };
   bool any_op = false;
   for (EventId e = 0; e < t.size() && !any_op; ++e) any_op = t.kind[e] == EventKind::CpuOp;
   std::unordered_map<NameId, std::vector<int64_t>> typical;

@@ -26,6 +26,8 @@ bool is_blocking_copy_call(std::string_view n) {
   return starts_with(n, "cudaMemcpy") || starts_with(n, "cuMemcpy") || starts_with(n, "hipMemcpy");
 }
 
+bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
+
 bool is_profiler_step(std::string_view n) { return starts_with(n, "ProfilerStep#"); }
 
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }

@@ -15,6 +15,9 @@ bool is_sync_call(std::string_view name);
 // blocks until the copy is done.
 bool is_blocking_copy_call(std::string_view name);
 
+// cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch: one call replays a whole CUDA graph.
+bool is_graph_launch(std::string_view name);
+
 // "ProfilerStep#12" → true.
 bool is_profiler_step(std::string_view name);
 

@@ -9,9 +9,7 @@ namespace whyslow {
 LaunchFacts launch_queue(const Trace& t) {
   LaunchFacts f;
   for (EventId e = 0; e < t.size(); ++e) {
-    // Launch calls: linked to GPU work, not to a synchronization's GPU-side record (cuda_sync).
-    if (is_host_api(t.kind[e]) && t.launch_link[e] != kNoEvent && is_gpu_activity(t.kind[t.launch_link[e]]))
-      ++f.launches;
+    if (t.is_launch(e)) ++f.launches;
     if (!is_gpu_activity(t.kind[e])) continue;
     const EventId host = t.launch_link[e];
     if (host == kNoEvent) {

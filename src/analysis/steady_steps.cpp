@@ -12,6 +12,14 @@ std::vector<const StepFacts*> steady_steps(const Facts& f) {
   return out;
 }
 
+int step_containing(const std::vector<StepFacts>& steps, int64_t ts) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts,
+                             [](int64_t x, const StepFacts& s) { return x < s.start_ns; });
+  if (it == steps.begin()) return -1;
+  const int i = static_cast<int>(it - steps.begin()) - 1;
+  return ts <= steps[i].end_ns ? i : -1;
+}
+
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
   if (steps.empty()) return 0;
   std::vector<int64_t> v;

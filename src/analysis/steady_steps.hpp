@@ -12,6 +12,10 @@ namespace whyslow {
 // ProfilerStep annotations.
 std::vector<const StepFacts*> steady_steps(const Facts& facts);
 
+// Index of the step whose [start, end] holds `ts`, or -1. `steps` must be in time order and not
+// overlap (as measure_steps returns them): a binary search, since every event asks.
+int step_containing(const std::vector<StepFacts>& steps, int64_t ts);
+
 // Median of a field over steps (0 for none).
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
 

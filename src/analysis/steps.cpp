@@ -5,6 +5,7 @@
 #include "analysis/event_names.hpp"
 #include "analysis/host_waits.hpp"
 #include "analysis/passes.hpp"
+#include "analysis/steady_steps.hpp"
 
 namespace whyslow {
 namespace {
@@ -15,22 +16,14 @@ constexpr TrackId kAnyTrack = UINT32_MAX;
 
 void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
-  auto window_of = [&](int64_t ts) -> int {
-    auto it = std::upper_bound(windows.begin(), windows.end(), ts,
-                               [](int64_t x, const StepFacts& w) { return x < w.start_ns; });
-    if (it == windows.begin()) return -1;
-    const int i = static_cast<int>(it - windows.begin()) - 1;
-    return ts <= windows[i].end_ns ? i : -1;
-  };
+  auto window_of = [&](int64_t ts) { return step_containing(windows, ts); };
   std::vector<std::vector<Interval>> busy(windows.size());
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (is_host_api(k)) {
       const int w = window_of(t.start_ns[e]);
       if (w < 0) continue;
-      // A launch: the call is linked to a kernel, copy or memset (not to the GPU-side record of a
-      // synchronization, which CUPTI correlates with cudaEventSynchronize and friends).
-      if (t.launch_link[e] != kNoEvent && is_gpu_activity(t.kind[t.launch_link[e]])) ++windows[w].launches;
+      if (t.is_launch(e)) ++windows[w].launches;
       if ((owners[w] == kAnyTrack || owners[w] == t.track[e]) &&
           host_wait_kind(t, e) != HostWait::None)
         windows[w].sync_wait_ns += std::min(t.end_ns(e), windows[w].end_ns) - t.start_ns[e];

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/event_names.hpp"
 #include "analysis/steady_steps.hpp"
 #include "diff/diff.hpp"
 
@@ -59,28 +60,30 @@ std::vector<Work> work_of_step(const Trace& t, const StepFacts& s) {
   for (const auto& [when, e] : launched) {
     std::string name(t.name_of(e));
     auto [inner, outer] = launching_ops(t, e);
-    const std::string_view api = t.name_of(t.launch_link[e]);
-    const bool graph = api == "cudaGraphLaunch" || api == "hipGraphLaunch" || api == "cuGraphLaunch";
-    out.push_back({name, name + "\n" + inner, outer, t.dur_ns[e], t.kind[e], graph});
+    out.push_back({name, name + "\n" + inner, outer, t.dur_ns[e], t.kind[e], is_graph_launch(t.name_of(t.launch_link[e]))});
   }
   return out;
 }
 
 // Calls and time per steady step of each GPU work name.
+// Calls and time per steady step of each GPU work name (one pass over the events).
 std::map<std::string, std::pair<double, int64_t>> per_step_totals(const Trace& t, const Facts& f) {
-  const auto steps = steady_steps(f);
+  std::vector<StepFacts> steps;
+  for (const StepFacts* s : steady_steps(f)) steps.push_back(*s);
   std::map<std::string, std::pair<double, int64_t>> out;
   if (steps.empty()) return out;
-  for (const StepFacts* s : steps)
-    for (const Work& w : work_of_step(t, *s)) {
-      out[w.name].first += 1;
-      out[w.name].second += w.ns;
-    }
-  const double n = static_cast<double>(steps.size());
-  for (auto& [name, v] : out) {
-    v.first /= n;
-    v.second = static_cast<int64_t>(static_cast<double>(v.second) / n);
+  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  std::map<NameId, std::pair<double, int64_t>> by_name;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!is_gpu_activity(t.kind[e]) || t.launch_link[e] == kNoEvent) continue;
+    if (step_containing(steps, t.start_ns[t.launch_link[e]]) < 0) continue;
+    auto& v = by_name[t.name[e]];
+    v.first += 1;
+    v.second += t.dur_ns[e];
   }
+  const double n = static_cast<double>(steps.size());
+  for (const auto& [name, v] : by_name)
+    out[std::string(t.names.view(name))] = {v.first / n, static_cast<int64_t>(static_cast<double>(v.second) / n)};
   return out;
 }
 

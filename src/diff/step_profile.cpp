@@ -26,8 +26,6 @@ int64_t mad_of(const std::vector<int64_t>& v) {
   return spread_of(dev).median;
 }
 
-bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
-
 // Per-step counters, one slot per steady step.
 struct PerStep {
   explicit PerStep(size_t n) : kernels(n), launches(n), memcpys(n), memcpy_bytes(n), memsets(n), memset_bytes(n),
@@ -84,14 +82,10 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   p.step_mad_ns = mad_of(dur);
 
   // Steady steps in time order, to find the step an event belongs to.
-  std::vector<const StepFacts*> order = steps;
-  std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
-  auto step_of = [&](int64_t ts) -> int {
-    auto it = std::upper_bound(order.begin(), order.end(), ts, [](int64_t v, auto* s) { return v < s->start_ns; });
-    if (it == order.begin()) return -1;
-    const int i = static_cast<int>(it - order.begin()) - 1;
-    return ts <= order[i]->end_ns ? i : -1;
-  };
+  std::vector<StepFacts> order;
+  for (const StepFacts* s : steps) order.push_back(*s);
+  std::sort(order.begin(), order.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  auto step_of = [&](int64_t ts) { return step_containing(order, ts); };
 
   PerStep c(order.size());
   for (EventId e = 0; e < t.size(); ++e) {
@@ -99,8 +93,7 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
     const std::string_view name = t.name_of(e);
     if (is_host_api(k)) {
       const int s = step_of(t.start_ns[e]);
-      // A launch: linked to a kernel, copy or memset, not to a synchronization's GPU-side record.
-      if (s < 0 || t.launch_link[e] == kNoEvent || !is_gpu_activity(t.kind[t.launch_link[e]])) continue;
+      if (s < 0 || !t.is_launch(e)) continue;
       ++c.launches[s];
       auto& api = c.by_api[std::string(name)];
       api.resize(order.size());

@@ -128,6 +128,12 @@ struct Trace {
   size_t size() const { return start_ns.size(); }
   int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }
   std::string_view name_of(EventId e) const { return names.view(name[e]); }
+  // A launch: a runtime/driver call that started a kernel, memcpy or memset. (Its launch_link
+  // can also name a synchronization's GPU-side record, which CUPTI correlates with
+  // cudaEventSynchronize and friends; that call launched nothing.)
+  bool is_launch(EventId e) const {
+    return is_host_api(kind[e]) && launch_link[e] != kNoEvent && is_gpu_activity(kind[launch_link[e]]);
+  }
 };
 
 }  // namespace whyslow
