@@ -63,7 +63,7 @@ void expect_only_the_findings_track_added(const testing::Explained& before, cons
   ASSERT_EQ(names.size(), before.findings.size());
   for (size_t i = 0; i < names.size(); ++i)
     EXPECT_EQ(names[i], std::to_string(i + 1) + ". [" + std::string(to_string(before.findings[i].severity)) + "] " +
-                            before.findings[i].id);
+                            std::string(to_string(before.findings[i].id)));
   EXPECT_EQ(after.trace.size(), before.trace.size() + added_events);
   const uint64_t added_flows = after.trace.flows.starts - before.trace.flows.starts;
   EXPECT_EQ(after.trace.flows.finishes - before.trace.flows.finishes, added_flows);

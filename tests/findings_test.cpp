@@ -14,12 +14,12 @@ namespace {
 
 std::set<std::string> ids(const std::vector<Finding>& findings) {
   std::set<std::string> out;
-  for (const Finding& f : findings) out.insert(f.id);
+  for (const Finding& f : findings) out.insert(std::string(to_string(f.id)));
   return out;
 }
 
 const Finding& find(const std::vector<Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; });
+  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return std::string(to_string(f.id)) == id; });
   if (it == findings.end()) throw std::runtime_error("no finding " + id);
   return *it;
 }
@@ -27,7 +27,7 @@ const Finding& find(const std::vector<Finding>& findings, const std::string& id)
 double evidence(const Finding& f, const std::string& key) {
   for (const Evidence& e : f.evidence)
     if (e.key == key) return e.value;
-  throw std::runtime_error(f.id + " has no evidence " + key);
+  throw std::runtime_error(std::string(to_string(f.id)) + " has no evidence " + key);
 }
 
 struct Case {
@@ -42,10 +42,10 @@ TEST_P(FindingSets, FireExactlyWhereTheTraceShowsThem) {
   const auto e = testing::explain_file(testing::fixture(std::string(c.fixture) + ".json.gz"));
   EXPECT_EQ(ids(e.findings), c.expected);
   for (const Finding& f : e.findings) {
-    EXPECT_FALSE(f.title.empty()) << f.id;
-    EXPECT_FALSE(f.detail.empty()) << f.id;
-    EXPECT_FALSE(f.evidence.empty()) << f.id << ": no finding without evidence";
-    EXPECT_FALSE(f.try_next.empty()) << f.id;
+    EXPECT_FALSE(f.title.empty()) << std::string(to_string(f.id));
+    EXPECT_FALSE(f.detail.empty()) << std::string(to_string(f.id));
+    EXPECT_FALSE(f.evidence.empty()) << std::string(to_string(f.id)) << ": no finding without evidence";
+    EXPECT_FALSE(f.try_next.empty()) << std::string(to_string(f.id));
   }
 }
 

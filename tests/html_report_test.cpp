@@ -99,9 +99,9 @@ TEST(HtmlReport, DataHoldsEveryEventKernelAndFlowOfASmallTrace) {
   ASSERT_EQ(findings.size(), e.findings.size());
   size_t i = 0;
   for (auto f : findings) {
-    EXPECT_EQ(std::string_view(f["id"]), e.findings[i].id);
+    EXPECT_EQ(std::string_view(f["id"]), std::string(to_string(e.findings[i].id)));
     EXPECT_EQ(std::string_view(f["title"]), e.findings[i].title);
-    for (auto ev : f["events"].get_array()) EXPECT_GE(int64_t(ev["i"]), 0) << e.findings[i].id;
+    for (auto ev : f["events"].get_array()) EXPECT_GE(int64_t(ev["i"]), 0) << std::string(to_string(e.findings[i].id));
     ++i;
   }
   // The cold-start step is shaded where the trace has it.

@@ -21,7 +21,7 @@ testing::Explained lab(const std::string& name) {
 
 std::set<std::string> ids(const std::vector<Finding>& findings) {
   std::set<std::string> out;
-  for (const Finding& f : findings) out.insert(f.id);
+  for (const Finding& f : findings) out.insert(std::string(to_string(f.id)));
   return out;
 }
 

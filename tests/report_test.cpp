@@ -164,7 +164,7 @@ TEST_P(JsonReport, AnnotationsAndFindingsEqualFacts) {
   i = 0;
   for (element r : findings) {
     const Finding& f = e.findings[i++];
-    EXPECT_EQ(r["id"].get_string().value(), f.id);
+    EXPECT_EQ(r["id"].get_string().value(), std::string(to_string(f.id)));
     EXPECT_EQ(r["severity"].get_string().value(), to_string(f.severity));
     EXPECT_EQ(r["title"].get_string().value(), f.title);
     EXPECT_EQ(r["detail"].get_string().value(), f.detail);
@@ -199,7 +199,7 @@ TEST(JsonEscaping, HostileNamesRoundTrip) {
   e.facts.ops.front().name = nasty;
   e.facts.steps.front().name = nasty;
   Finding f;
-  f.id = "test_only";
+  f.id = FindingId::sync_wait;
   f.title = nasty;
   f.evidence = {{"nan", std::nan(""), "x"},
                 {"inf", std::numeric_limits<double>::infinity(), "x"},
@@ -224,7 +224,7 @@ TEST(TextReport, NamesEveryFindingAndStep) {
   const auto& e = mm_bias();
   ASSERT_FALSE(e.findings.empty());
   const std::string text = render_explain_text(e.trace, e.facts, e.findings, TextOptions{});
-  for (const Finding& f : e.findings) EXPECT_NE(text.find("[" + f.id + "]"), std::string::npos) << f.id;
+  for (const Finding& f : e.findings) EXPECT_NE(text.find("[" + std::string(to_string(f.id)) + "]"), std::string::npos) << std::string(to_string(f.id));
   for (const StepFacts& s : e.facts.steps) EXPECT_NE(text.find(s.name), std::string::npos) << s.name;
   EXPECT_EQ(text.find("No problems found"), std::string::npos);
   EXPECT_FALSE(std::regex_search(text, std::regex("[0-9] us\\b")));  // µs, never "us"

@@ -11,14 +11,14 @@ namespace whyslow {
 namespace {
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; });
+  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return std::string(to_string(f.id)) == id; });
   return it == findings.end() ? nullptr : &*it;
 }
 
 double evidence(const Finding& f, const std::string& key) {
   for (const Evidence& e : f.evidence)
     if (e.key == key) return e.value;
-  throw std::runtime_error(f.id + " has no evidence " + key);
+  throw std::runtime_error(std::string(to_string(f.id)) + " has no evidence " + key);
 }
 
 testing::Explained roofline_fixture(const std::string& name) {

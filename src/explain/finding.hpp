@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,26 @@ namespace whyslow {
 
 enum class Severity : uint8_t { Info, Warning, Critical };
 std::string_view to_string(Severity s);
+
+// The stable ids, one per rule outcome, from the one list in finding_ids.def.
+enum class FindingId : uint8_t {
+#define WHYSLOW_FINDING(id, severity, title, fires_when, evidence_keys) id,
+#include "explain/finding_ids.def"
+#undef WHYSLOW_FINDING
+};
+std::string_view to_string(FindingId id);
+
+// What finding_ids.def says about one id: the documentation and the severity a rule starts from.
+struct FindingInfo {
+  FindingId id;
+  std::string_view name;  // the JSON id, "sync_wait"
+  Severity default_severity;
+  std::string_view title;
+  std::string_view fires_when;     // Markdown, as in docs/JSON.md
+  std::string_view evidence_keys;  // Markdown, as in docs/JSON.md
+};
+std::span<const FindingInfo> finding_catalog();
+const FindingInfo& info(FindingId id);
 
 // One number behind a finding: {"step_ms", 83.79, "ms"}. `key` is stable (snake_case).
 struct Evidence {
@@ -29,7 +50,7 @@ struct EventRef {
 };
 
 struct Finding {
-  std::string id;  // stable: cold_start, overhead_bound, gpu_bound, launch_queue, sync_wait, …
+  FindingId id;
   Severity severity = Severity::Info;
   std::string title;
   std::string detail;
@@ -38,6 +59,9 @@ struct Finding {
   std::vector<std::string> try_next;
   int64_t impact_ns = 0;  // time at stake, for ordering findings of equal severity
 };
+
+// A finding of this id at its catalog severity, the rest to be filled by the rule.
+Finding make_finding(FindingId id);
 
 // Runs every rule; findings come back most important first.
 std::vector<Finding> explain(const Trace& trace, const Facts& facts);

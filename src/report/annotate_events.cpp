@@ -66,7 +66,7 @@ class TrackWriter {
 
   void finding(const Finding& x, int64_t tid) {
     out_.events.push_back(metadata(out_.pid, tid, "thread_name", "name",
-                                   fmt::format("{}. [{}] {}", tid, to_string(x.severity), x.id)));
+                                   fmt::format("{}. [{}] {}", tid, to_string(x.severity), to_string(x.id))));
     out_.events.push_back(metadata(out_.pid, tid, "thread_sort_index", "sort_index", tid));
     std::vector<EventId> refs;
     std::vector<std::string> roles;
@@ -113,10 +113,10 @@ class TrackWriter {
     }
     JsonWriter w;
     w.begin_object(Layout::Inline).key("ph").string("X").key("cat").string(kCategory);
-    w.key("name").string(fmt::format("{}: {}", x.id, x.title));
+    w.key("name").string(fmt::format("{}: {}", to_string(x.id), x.title));
     w.key("pid").integer(out_.pid).key("tid").integer(tid);
     w.key("ts").microseconds(start).key("dur").microseconds(end - start);
-    w.key("args").begin_object().key("id").string(x.id).key("severity").string(to_string(x.severity));
+    w.key("args").begin_object().key("id").string(to_string(x.id)).key("severity").string(to_string(x.severity));
     w.key("title").string(x.title).key("detail").string(x.detail);
     w.key("evidence").begin_object();
     for (const Evidence& e : x.evidence) w.key(e.key).string(fmt::format("{} {}", e.value, e.unit));

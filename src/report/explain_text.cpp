@@ -168,7 +168,7 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
 }
 
 void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f) {
-  append_wrapped(out, fmt::format("[{}] {}", f.id, f.title), fmt::format("{} ", marker(f.severity)), kIndent);
+  append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", marker(f.severity)), kIndent);
   append_detail(out, f.detail);
   append_evidence(out, f.evidence);
   append_events(out, trace, facts, f.events);

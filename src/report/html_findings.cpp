@@ -29,21 +29,21 @@ class MarkBuilder {
       if (is_profiler_step(t_.name_of(r.event))) m.shade.emplace_back(t_.start_ns[r.event], t_.end_ns(r.event));
       else mark(m, r.event);
     }
-    if (x.id == "sync_wait" || x.id == "host_sync_in_loop") {
+    if (x.id == FindingId::sync_wait || x.id == FindingId::host_sync_in_loop) {
       waits(m);
-    } else if (x.id == "launch_queue") {
+    } else if (x.id == FindingId::launch_queue) {
       queue(m);
-    } else if (x.id == "pageable_memcpy") {
+    } else if (x.id == FindingId::pageable_memcpy) {
       for (const CopyRow& c : f_.copies.pageable) {
         mark(m, c.event);
         mark(m, t_.launch_link[c.event]);
       }
-    } else if (x.id == "hidden_copy") {
+    } else if (x.id == FindingId::hidden_copy) {
       for (const CopyRow& c : f_.copies.device_to_device) mark(m, c.event);
-    } else if (x.id == "compiled_region") {
+    } else if (x.id == FindingId::compiled_region) {
       for (EventId e = 0; e < t_.size(); ++e)
         if (t_.kind[e] == EventKind::UserAnnotation && is_compiled_region(t_.name_of(e))) mark(m, e);
-    } else if (x.id == "profiler_artifact") {
+    } else if (x.id == FindingId::profiler_artifact) {
       for (EventId e : f_.profiler.events) mark(m, e);
     }
     return m;
@@ -101,7 +101,7 @@ void write_findings(CompactJson& w, const Trace& t, const Facts& f, const std::v
   w.key("findings").begin_array();
   for (const Finding& x : findings) {
     w.begin_object();
-    w.key("id").string(x.id);
+    w.key("id").string(to_string(x.id));
     w.key("severity").string(to_string(x.severity));
     w.key("title").string(x.title);
     w.key("detail").string(x.detail);

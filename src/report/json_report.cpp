@@ -132,7 +132,7 @@ void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const
   w.key("findings").begin_array();
   for (const Finding& f : findings) {
     w.begin_object();
-    w.key("id").string(f.id);
+    w.key("id").string(to_string(f.id));
     w.key("severity").string(to_string(f.severity));
     w.key("title").string(f.title);
     w.key("detail").string(f.detail);

@@ -16,8 +16,7 @@ constexpr double kCriticalRatio = 10.0;
 void rule_cold_start(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const ColdStartFacts& c = f.cold_start;
   if (c.causes.empty() && c.step_index < 0) return;
-  Finding x;
-  x.id = "cold_start";
+  Finding x = make_finding(FindingId::cold_start);
   int64_t explained = 0;
   for (const ColdCause& cause : c.causes) explained += cause.total_ns;
   std::string causes;

@@ -14,8 +14,7 @@ void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& 
   const CompileFacts& c = f.compile;
   if (c.compiled_regions == 0 && c.graph_calls == 0 && c.triton_kernels == 0) return;
   const uint64_t calls = std::max<uint64_t>(1, c.compiled_regions);
-  Finding x;
-  x.id = "compiled_region";
+  Finding x = make_finding(FindingId::compiled_region);
   x.severity = (c.nested_regions > 0 || c.compile_ns > 0) ? Severity::Warning : Severity::Info;
   if (c.compile_ns > 0)
     x.title = fmt::format("torch.compile compiled for {} inside the profiled window", human_duration(c.compile_ns));

@@ -50,8 +50,7 @@ void rule_fp32_matmul(const Trace& t, const Facts& f, std::vector<Finding>& out)
   // At the same fraction of the TF32 roof as they now reach of the fp32 one.
   const double tf32_ns = static_cast<double>(ns) * fp32 / tf32;
   const bool measured = &c != dev->datasheet;
-  Finding x;
-  x.id = "fp32_matmul";
+  Finding x = make_finding(FindingId::fp32_matmul);
   x.severity = ns >= kWarningShareOfWindow * static_cast<double>(f.window.duration_ns) ? Severity::Warning : Severity::Info;
   x.title = fmt::format("Matrix products run in plain fp32 ({} in {} calls, {}): TF32 tensor cores would run them up "
                         "to {} faster",

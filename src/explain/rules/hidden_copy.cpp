@@ -52,7 +52,7 @@ void rule_hidden_copy(const Trace& t, const Facts& f, std::vector<Finding>& out)
                          human_duration(g.ns));
     x.events.push_back({g.example, fmt::format("copy inside {}", op)});
   }
-  x.id = "hidden_copy";
+  x.id = FindingId::hidden_copy;
   x.severity = f.gpu_busy_ns > 0 && ns >= kWarningShare * static_cast<double>(f.gpu_busy_ns) ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{} device-to-device copies ({}) that your code does not ask for, made inside {}", copies,
                         human_duration(ns), by_op.begin()->first);

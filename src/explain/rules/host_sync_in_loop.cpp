@@ -57,9 +57,7 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
   std::string where;
   for (size_t i = 0; i < ranked.size() && i < 3; ++i)
     where += fmt::format("{}{} ×{}", i ? ", " : "", ranked[i].second, ranked[i].first);
-  Finding x;
-  x.id = "host_sync_in_loop";
-  x.severity = Severity::Warning;
+  Finding x = make_finding(FindingId::host_sync_in_loop);
   x.title = f.steps.empty()
                 ? fmt::format("{} host syncs in the trace (mostly {})", s.calls.size(), ranked.front().second)
                 : fmt::format("{} host syncs per step: the CPU stops to wait for the GPU again and again", median);

@@ -75,9 +75,7 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
   if (flagged.empty()) return;
   std::sort(flagged.begin(), flagged.end(), [](const Group& a, const Group& b) { return a.excess > b.excess; });
   const Group& top = flagged.front();
-  Finding x;
-  x.id = "kernel_variance";
-  x.severity = Severity::Warning;
+  Finding x = make_finding(FindingId::kernel_variance);
   x.title = fmt::format("The same kernel on the same launch configuration varies from {} to {}: {}",
                         human_duration(top.median), human_duration(t.dur_ns[top.slowest]),
                         std::string(t.names.view(top.name)).substr(0, 80));

@@ -22,9 +22,7 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
   const LaunchFacts& l = f.launches;
   if (l.delays_ns.size() < kMinLaunches || l.max_delay_ns < kVisibleLagNs) return;
   const int64_t lo = l.delays_ns.front(), mid = l.delays_ns[l.delays_ns.size() / 2], hi = l.delays_ns.back();
-  Finding x;
-  x.id = "launch_queue";
-  x.severity = Severity::Info;
+  Finding x = make_finding(FindingId::launch_queue);
   const bool queued = mid >= kVisibleLagNs;
   x.title = queued ? fmt::format("GPU work starts {} (median) after its launch call, up to {}: the CPU runs ahead "
                                  "of the GPU and work queues up",

@@ -68,7 +68,7 @@ void rule_low_efficiency(const Trace& t, const Facts& f, std::vector<Finding>& o
                         s.pct_of_peak, to_string(s.bound));
     x.events.push_back({slow[i].group->example, "a call far under its roof"});
   }
-  x.id = "low_efficiency";
+  x.id = FindingId::low_efficiency;
   x.severity = Severity::Warning;
   x.title = fmt::format("{} runs at {:.0f} % of its {} roof for {} of GPU time: {}",
                         std::string(t.names.view(top.row->name)).substr(0, 60), v.pct_of_peak,

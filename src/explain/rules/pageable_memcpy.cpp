@@ -35,8 +35,7 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
   if (copies.empty() || total_ns < kMinTotalNs || (bytes_known && bytes < kMinTotalBytes)) return;
   const double bandwidth = bytes_known && total_ns > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(total_ns) : 0;
   const int64_t window = f.window.duration_ns;
-  Finding x;
-  x.id = "pageable_memcpy";
+  Finding x = make_finding(FindingId::pageable_memcpy);
   x.severity = window > 0 && total_ns >= kWarningShare * static_cast<double>(window) ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{} copies to or from pageable host memory take {}{}", copies.size(), human_duration(total_ns),
                         bandwidth > 0 ? fmt::format(" at {}", human_rate(bandwidth)) : std::string());

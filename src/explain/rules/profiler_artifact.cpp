@@ -11,9 +11,7 @@ namespace whyslow {
 void rule_profiler_artifact(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const ProfilerOverheadFacts& p = f.profiler;
   if (p.buffer_requests == 0) return;
-  Finding x;
-  x.id = "profiler_artifact";
-  x.severity = Severity::Info;
+  Finding x = make_finding(FindingId::profiler_artifact);
   x.title = fmt::format("{} of the trace is the profiler itself ({} CUPTI buffer request{}): not your code",
                         human_duration(p.buffer_request_ns), p.buffer_requests, p.buffer_requests == 1 ? "" : "s");
   x.detail = "\"Activity Buffer Request\" events are the profiler allocating buffers for CUPTI's activity records. "

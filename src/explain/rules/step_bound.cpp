@@ -45,7 +45,7 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     x.events.push_back({example->event, "typical step"});
   }
   if (share >= kGpuBoundShare) {
-    x.id = "gpu_bound";
+    x.id = FindingId::gpu_bound;
     x.severity = Severity::Info;
     x.title = fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(share), span);
     x.detail = fmt::format(
@@ -58,7 +58,7 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
                   "(torch.compile), or better kernels for the top shapes."};
     x.impact_ns = busy;
   } else if (share < kOverheadBoundShare) {
-    x.id = "overhead_bound";
+    x.id = FindingId::overhead_bound;
     x.severity = Severity::Warning;
     x.title = fmt::format("Overhead-bound: the GPU is idle {} of {}, waiting for the CPU", human_percent(1 - share), span);
     x.detail = fmt::format(

@@ -30,8 +30,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const double busy = s.total_wait_ns > 0 ? static_cast<double>(s.total_gpu_busy_ns) / static_cast<double>(s.total_wait_ns) : 0;
   const auto longest = *std::max_element(s.calls.begin(), s.calls.end(),
                                          [](const SyncCall& a, const SyncCall& b) { return a.wait_ns < b.wait_ns; });
-  Finding x;
-  x.id = "sync_wait";
+  Finding x = make_finding(FindingId::sync_wait);
   const bool idle = busy < kIdleGpuShare;
   x.severity = idle ? Severity::Warning : Severity::Info;
   x.title = fmt::format("The CPU waits {} of {} blocked on the GPU; the GPU was {} during the waits",

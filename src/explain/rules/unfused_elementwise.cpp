@@ -35,9 +35,7 @@ void rule_unfused_elementwise(const Trace& t, const Facts& f, std::vector<Findin
   if (saving < kMinSavingNs || saving < kMinShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
   std::string names;
   for (EventId k : largest->kernels) names += (names.empty() ? "" : " → ") + std::string(t.name_of(t.op_link[k]));
-  Finding x;
-  x.id = "unfused_elementwise";
-  x.severity = Severity::Info;
+  Finding x = make_finding(FindingId::unfused_elementwise);
   x.title = fmt::format("{} chain{} of back-to-back pointwise kernels ({} kernels, {}) move up to {} of "
                         "intermediates that a fused kernel would keep on chip",
                         chains, chains == 1 ? "" : "s", kernels, human_duration(ns),
