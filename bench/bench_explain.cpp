@@ -24,7 +24,7 @@
 
 #include "analysis/facts.hpp"
 #include "explain/finding.hpp"
-#include "report/report.hpp"
+#include "report/text/text_report.hpp"
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"
 

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "loader_test_util.hpp"
-#include "report/annotate_trace.hpp"
-#include "report/report.hpp"
+#include "report/annotate/annotate_trace.hpp"
+#include "report/json/json_report.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {

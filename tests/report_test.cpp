@@ -12,9 +12,10 @@
 
 #include "common/units.hpp"
 #include "report/format.hpp"
-#include "report/report.hpp"
-#include "report/schema.hpp"
-#include "report/tables.hpp"
+#include "report/text/text_report.hpp"
+#include "report/json/json_report.hpp"
+#include "report/json/schema.hpp"
+#include "report/text/tables.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {

@@ -7,7 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "report/report.hpp"
+#include "report/text/text_report.hpp"
+#include "report/json/json_report.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/event_names.hpp"
+#include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
@@ -12,7 +13,7 @@ std::vector<AnnotationRow> annotation_table(const Trace& t) {
   std::map<std::string_view, AnnotationRow> rows;
   auto is_block = [&](EventId e) {
     return t.kind[e] == EventKind::UserAnnotation && t.tracks[t.track[e]].kind == TrackKind::Cpu &&
-           !is_profiler_step(t.name_of(e));
+           !is_profiler_step(t, e);
   };
   for (EventId e = 0; e < t.size(); ++e) {
     if (!is_block(e)) continue;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/event_names.hpp"
+#include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steady_steps.hpp"
 
@@ -114,7 +115,7 @@ bool is_top_level_op(const Trace& t, EventId e) {
 // part: a user annotation that is not a ProfilerStep and has no such annotation above it.
 bool is_top_level_scope(const Trace& t, EventId e) {
   auto is_scope = [&](EventId x) {
-    return t.kind[x] == EventKind::UserAnnotation && !starts_with(t.name_of(x), "ProfilerStep#");
+    return t.kind[x] == EventKind::UserAnnotation && !is_profiler_step(t, x);
   };
   if (!is_scope(e)) return false;
   for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])

@@ -28,7 +28,6 @@ bool is_blocking_copy_call(std::string_view n) {
 
 bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
 
-bool is_profiler_step(std::string_view n) { return starts_with(n, "ProfilerStep#"); }
 
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }

@@ -18,9 +18,6 @@ bool is_blocking_copy_call(std::string_view name);
 // cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch: one call replays a whole CUDA graph.
 bool is_graph_launch(std::string_view name);
 
-// "ProfilerStep#12" → true.
-bool is_profiler_step(std::string_view name);
-
 // torch.compile's own markers.
 bool is_compiled_region(std::string_view name);   // "Torch-Compiled Region: 0/0"
 bool is_dynamo_cache_lookup(std::string_view name);

@@ -45,6 +45,11 @@ struct KernelRow {
   bool uniform_launch = true;  // every call had the same grid/block
   std::vector<EventId> events;
 };
+// A kernel's mean duration to the nearest ns (text and JSON agree on it).
+inline int64_t mean_ns(const KernelRow& k) {
+  const int64_t calls = static_cast<int64_t>(k.calls);
+  return calls > 0 ? (k.total_ns + calls / 2) / calls : 0;
+}
 
 // ---- record_function blocks ----
 struct AnnotationRow {

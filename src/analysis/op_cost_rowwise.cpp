@@ -19,7 +19,7 @@
 namespace whyslow {
 namespace {
 
-OpModel cost(std::string_view name, double flops, double bytes, Precision p, std::string formula) {
+OpModel cost(double flops, double bytes, Precision p, std::string formula) {
   OpModel r;
   r.ok = true;
   r.cost.flops = flops;
@@ -50,7 +50,7 @@ OpModel reduction(std::string_view name, const std::vector<OpInput>& in) {
     }
   }
   const double n = static_cast<double>(x.numel());
-  return cost(name, n, tensor_bytes(x) + static_cast<double>(out_elements) * x.element_bytes(), x.precision(),
+  return cost(n, tensor_bytes(x) + static_cast<double>(out_elements) * x.element_bytes(), x.precision(),
               fmt::format("aten::{}: 1 FLOP per input element × {}", name, dims_text(x.dims)));
 }
 
@@ -70,7 +70,7 @@ OpModel norm(std::string_view name, const std::vector<OpInput>& in, int flops_af
   double bytes = 2 * tensor_bytes(x) + rows * 4 * stats;  // x in, y out, the statistics
   if (weight) bytes += tensor_bytes(in[weight_at]);
   if (bias) bytes += tensor_bytes(in[bias_at]);
-  return cost(name, n * per, bytes, x.precision(),
+  return cost(n * per, bytes, x.precision(),
               fmt::format("aten::{}: {} FLOPs per element × {}", name, per, dims_text(x.dims)));
 }
 
@@ -90,7 +90,7 @@ OpModel model_rowwise(std::string_view name, const std::vector<OpInput>& in) {
   const OpInput& x = in[0];
   const double n = static_cast<double>(x.numel());
   const bool to_float = name != "softmax" && in.size() > 2 && in[2].concrete == "True";
-  return cost(name, 5 * n, tensor_bytes(x) + n * (to_float ? 4 : x.element_bytes()), x.precision(),
+  return cost(5 * n, tensor_bytes(x) + n * (to_float ? 4 : x.element_bytes()), x.precision(),
               fmt::format("aten::{}: 5 FLOPs per element × {}", name, dims_text(x.dims)));
 }
 

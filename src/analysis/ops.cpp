@@ -21,6 +21,7 @@
 #include <map>
 
 #include "analysis/event_names.hpp"
+#include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
@@ -51,7 +52,7 @@ TrackId home_track(const Trace& t, EventId e) {
 }
 
 std::string row_key(std::string_view name) {
-  return is_profiler_step(name) ? std::string("ProfilerStep*") : std::string(name);
+  return is_profiler_step_name(name) ? std::string("ProfilerStep*") : std::string(name);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "analysis/roofline.hpp"
+#include "trace/steps.hpp"
 
 namespace whyslow {
 namespace {
@@ -23,11 +24,7 @@ struct Member {
 
 // The ProfilerStep#N an op ran in, or kNoEvent. A chain never crosses steps: the next step
 // starts again from its inputs, whatever shapes they share with the last step's results.
-EventId step_of(const Trace& t, EventId op) {
-  for (EventId e = op; e != kNoEvent; e = t.parent[e])
-    if (t.kind[e] == EventKind::UserAnnotation && t.name_of(e).starts_with("ProfilerStep#")) return e;
-  return kNoEvent;
-}
+EventId step_of(const Trace& t, EventId op) { return enclosing_profiler_step(t, op); }
 
 std::optional<Member> pointwise_member(const Trace& t, EventId kernel, OpModelCache& models) {
   const EventId op = t.op_link[kernel];

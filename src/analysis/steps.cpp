@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/event_names.hpp"
+#include "trace/steps.hpp"
 #include "analysis/host_waits.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steady_steps.hpp"
@@ -61,22 +62,14 @@ std::vector<Interval> gpu_busy_intervals(const Trace& t) {
 std::vector<StepFacts> measure_steps(const Trace& t) {
   std::vector<StepFacts> steps;
   std::vector<TrackId> owners;
-  for (const Track& tr : t.tracks) {
-    if (tr.kind != TrackKind::Cpu) continue;
-    for (EventId e : tr.events) {
-      const EventKind k = t.kind[e];
-      if ((k != EventKind::UserAnnotation && k != EventKind::CpuOp) || !is_profiler_step(t.name_of(e)))
-        continue;
-      StepFacts s;
-      s.event = e;
-      s.name = std::string(t.name_of(e));
-      s.start_ns = t.start_ns[e];
-      s.end_ns = t.end_ns(e);
-      steps.push_back(std::move(s));
-    }
+  for (EventId e : profiler_steps(t)) {
+    StepFacts s;
+    s.event = e;
+    s.name = std::string(t.name_of(e));
+    s.start_ns = t.start_ns[e];
+    s.end_ns = t.end_ns(e);
+    steps.push_back(std::move(s));
   }
-  std::sort(steps.begin(), steps.end(),
-            [](const StepFacts& a, const StepFacts& b) { return a.start_ns < b.start_ns; });
   for (const StepFacts& s : steps) owners.push_back(t.track[s.event]);
   measure(t, steps, owners);
   return steps;

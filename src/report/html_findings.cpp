@@ -1,4 +1,5 @@
 #include "report/html_findings.hpp"
+#include "trace/steps.hpp"
 
 #include <algorithm>
 
@@ -26,7 +27,7 @@ class MarkBuilder {
     Marks m;
     for (const EventRef& r : x.events) {
       if (r.event >= t_.size()) continue;
-      if (is_profiler_step(t_.name_of(r.event))) m.shade.emplace_back(t_.start_ns[r.event], t_.end_ns(r.event));
+      if (is_profiler_step(t_, r.event)) m.shade.emplace_back(t_.start_ns[r.event], t_.end_ns(r.event));
       else mark(m, r.event);
     }
     if (x.id == FindingId::sync_wait || x.id == FindingId::host_sync_in_loop) {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/json_writer.hpp"
+#include "report/json/json_writer.hpp"
 
 namespace whyslow::report {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "analysis/steady_steps.hpp"
-#include "report/diff_report.hpp"
+#include "report/json/json_report.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_findings.hpp"
 #include "report/html_roofline.hpp"

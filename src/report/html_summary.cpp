@@ -2,7 +2,7 @@
 
 #include "report/format.hpp"
 #include "report/html_event_class.hpp"
-#include "report/schema.hpp"
+#include "report/json/schema.hpp"
 
 namespace whyslow::report {
 namespace {

@@ -62,6 +62,7 @@ struct OpShapes {
 };
 
 enum class TrackKind : uint8_t { Cpu, Gpu, Other };
+std::string_view to_string(TrackKind kind);  // "cpu", "gpu", "other"
 
 struct Track {
   std::string pid;     // as written in the trace: "1234", "0", "Spans"

@@ -76,6 +76,15 @@ std::string_view to_string(EventKind kind) {
   return "other";
 }
 
+std::string_view to_string(TrackKind kind) {
+  switch (kind) {
+    case TrackKind::Cpu: return "cpu";
+    case TrackKind::Gpu: return "gpu";
+    case TrackKind::Other: return "other";
+  }
+  return "other";
+}
+
 TraceBuilder::TraceBuilder(std::string path) { trace_.path = std::move(path); }
 
 EventKind TraceBuilder::kind_of(NameId category, char ph) {

@@ -13,7 +13,7 @@ constexpr double kCriticalRatio = 10.0;
 
 }  // namespace
 
-void rule_cold_start(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const ColdStartFacts& c = f.cold_start;
   if (c.causes.empty() && c.step_index < 0) return;
   Finding x = make_finding(FindingId::cold_start);

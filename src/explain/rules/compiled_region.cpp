@@ -10,7 +10,7 @@
 
 namespace whyslow {
 
-void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+void rule_compiled_region(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const CompileFacts& c = f.compile;
   if (c.compiled_regions == 0 && c.graph_calls == 0 && c.triton_kernels == 0) return;
   const uint64_t calls = std::max<uint64_t>(1, c.compiled_regions);

@@ -8,7 +8,7 @@
 
 namespace whyslow {
 
-void rule_profiler_artifact(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+void rule_profiler_artifact(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const ProfilerOverheadFacts& p = f.profiler;
   if (p.buffer_requests == 0) return;
   Finding x = make_finding(FindingId::profiler_artifact);

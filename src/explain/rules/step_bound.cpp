@@ -20,7 +20,7 @@ constexpr double kOverheadBoundShare = 0.50;
 
 }  // namespace
 
-void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   if (f.gpu_busy_ns == 0) return;  // a CPU-only trace: nothing to compare
   const auto steps = steady_steps(f);
   if (steps.empty()) return;

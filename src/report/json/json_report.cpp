@@ -1,10 +1,10 @@
 // `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
-#include "report/json_writer.hpp"
-#include "report/report.hpp"
-#include "report/roofline_json.hpp"
-#include "report/schema.hpp"
-#include "report/tables.hpp"
+#include "report/json/json_writer.hpp"
+#include "report/json/json_report.hpp"
+#include "report/json/roofline_json.hpp"
+#include "report/json/schema.hpp"
+#include "report/text/tables.hpp"
 
 namespace whyslow {
 namespace {
@@ -79,7 +79,7 @@ void write_kernels(JsonWriter& w, const Trace& trace, const Facts& facts) {
     w.key("name").string(trace.names.view(k.name));
     w.key("calls").unsigned_integer(k.calls);
     w.key("total_us").microseconds(k.total_ns);
-    w.key("mean_us").microseconds(report::mean_ns(k));
+    w.key("mean_us").microseconds(mean_ns(k));
     w.key("min_us").microseconds(k.min_ns);
     w.key("max_us").microseconds(k.max_ns);
     w.key("median_us").microseconds(k.median_ns);

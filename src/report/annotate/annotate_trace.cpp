@@ -2,7 +2,7 @@
 // track is inserted just before the ']' that closes traceEvents. Finding that ']' needs only the
 // top level of the document (keys and the extent of their values); the events array itself is
 // skipped with the loader's SIMD framer, so this runs at copying speed on a 500 MB trace.
-#include "report/annotate_trace.hpp"
+#include "report/annotate/annotate_trace.hpp"
 
 #include <zlib.h>
 
@@ -11,7 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "report/annotate_events.hpp"
+#include "report/annotate/annotate_events.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
 

@@ -1,4 +1,4 @@
-#include "report/json_writer.hpp"
+#include "report/json/json_writer.hpp"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "report/annotate_events.hpp"
+#include "report/annotate/annotate_events.hpp"
 
 #include <fmt/core.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "report/json_writer.hpp"
+#include "report/json/json_writer.hpp"
 
 namespace whyslow::report {
 namespace {

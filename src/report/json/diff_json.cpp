@@ -1,7 +1,7 @@
 // `whyslow diff --json`: the schema documented in docs/JSON.md ("whyslow diff").
-#include "report/diff_report.hpp"
-#include "report/json_writer.hpp"
-#include "report/schema.hpp"
+#include "report/json/json_report.hpp"
+#include "report/json/json_writer.hpp"
+#include "report/json/schema.hpp"
 
 namespace whyslow {
 namespace {

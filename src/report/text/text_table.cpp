@@ -1,4 +1,4 @@
-#include "report/text_table.hpp"
+#include "report/text/text_table.hpp"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 
 #include "common/units.hpp"
 #include "report/format.hpp"
-#include "report/report.hpp"
-#include "report/tables.hpp"
+#include "report/text/text_report.hpp"
+#include "report/text/tables.hpp"
 
 namespace whyslow {
 namespace {

@@ -1,10 +1,11 @@
-// Rendering: the same facts and findings as terminal text or as JSON (schema: docs/JSON.md).
+// Terminal text: what `whyslow explain`, `ops`, `kernels` and `diff` print.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/facts.hpp"
+#include "diff/diff.hpp"
 #include "explain/finding.hpp"
 
 namespace whyslow {
@@ -20,8 +21,7 @@ std::string render_explain_text(const Trace& trace, const Facts& facts,
 std::string render_ops_text(const Facts& facts, const TextOptions& options);
 // `whyslow kernels`: the kernel table.
 std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options);
-
-// `--json`: the documented, stable schema (docs/JSON.md).
-std::string render_json(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings);
+// `whyslow diff`: the verdict, the per-step comparison, kernels and replacements.
+std::string render_diff_text(const Diff& diff, const TextOptions& options);
 
 }  // namespace whyslow

@@ -8,8 +8,8 @@
 
 #include "common/units.hpp"
 #include "report/format.hpp"
-#include "report/tables.hpp"
-#include "report/text_table.hpp"
+#include "report/text/tables.hpp"
+#include "report/text/text_table.hpp"
 
 namespace whyslow::report {
 namespace {

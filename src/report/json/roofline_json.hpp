@@ -3,7 +3,7 @@
 #pragma once
 
 #include "analysis/facts.hpp"
-#include "report/json_writer.hpp"
+#include "report/json/json_writer.hpp"
 
 namespace whyslow::report {
 

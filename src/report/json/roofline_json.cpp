@@ -1,4 +1,4 @@
-#include "report/roofline_json.hpp"
+#include "report/json/roofline_json.hpp"
 
 namespace whyslow::report {
 namespace {

@@ -15,9 +15,6 @@ inline constexpr size_t kNameWidth = 60;
 // Marks torch's device-side op rows, which share their name with a CPU-side row.
 inline constexpr std::string_view kDeviceRowSuffix = " (device)";
 
-// A kernel's mean duration to the nearest ns (text and JSON agree on it).
-int64_t mean_ns(const KernelRow& k);
-
 std::string steps_table(const Facts& facts);  // every step, then the whole trace as a total
 std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows);
 std::string ops_table(const Facts& facts, size_t max_rows);

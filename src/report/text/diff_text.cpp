@@ -6,10 +6,10 @@
 #include <set>
 
 #include "common/units.hpp"
-#include "report/diff_report.hpp"
+#include "report/text/text_report.hpp"
 #include "report/format.hpp"
-#include "report/tables.hpp"
-#include "report/text_table.hpp"
+#include "report/text/tables.hpp"
+#include "report/text/text_table.hpp"
 
 namespace whyslow {
 namespace {

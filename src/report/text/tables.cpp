@@ -1,18 +1,13 @@
 #include "common/units.hpp"
-#include "report/tables.hpp"
+#include "report/text/tables.hpp"
 
 #include <fmt/core.h>
 
 #include "report/format.hpp"
-#include "report/report.hpp"
-#include "report/text_table.hpp"
+#include "report/text/text_report.hpp"
+#include "report/text/text_table.hpp"
 
 namespace whyslow::report {
-
-int64_t mean_ns(const KernelRow& k) {
-  const int64_t calls = static_cast<int64_t>(k.calls);
-  return calls > 0 ? (k.total_ns + calls / 2) / calls : 0;
-}
 
 namespace {
 

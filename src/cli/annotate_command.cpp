@@ -1,0 +1,28 @@
+// `whyslow annotate TRACE -o OUT.json[.gz]`: the trace with a "whyslow findings" track, for Perfetto.
+#include <fmt/core.h>
+
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/pipeline.hpp"
+#include "report/annotate/annotate_trace.hpp"
+
+namespace whyslow::cli {
+
+Command add_annotate_command(CLI::App& app) {
+  auto o = std::make_shared<CommonOptions>();
+  auto output = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("annotate", "the trace with a \"whyslow findings\" track added, for Perfetto");
+  add_trace_input(cmd, *o);
+  cmd->add_option("-o,--output", *output, "the trace to write: .json, or .json.gz to compress it")->required();
+  add_peaks(cmd, *o);
+  return {cmd, [o, output] {
+            const Analyzed x = load_and_analyze(*o);
+            write_annotated_trace(o->path, *output, x.trace, x.facts, x.findings);
+            fmt::print("whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", *output,
+                       x.findings.size());
+            return 0;
+          }};
+}
+
+}  // namespace whyslow::cli

@@ -1,0 +1,29 @@
+// The subcommands, one file each. Each adds itself to the app and returns what runs it; the
+// runner returns the exit code (0 done, 1 bad usage, 2 the trace cannot be read) and may throw
+// LoadError (→ 2) or UsageError / std::runtime_error (→ 1), which main() reports.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace whyslow::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_explain_command(CLI::App& app);   // tables_commands.cpp
+Command add_ops_command(CLI::App& app);       // tables_commands.cpp
+Command add_kernels_command(CLI::App& app);   // tables_commands.cpp
+Command add_info_command(CLI::App& app);      // info_command.cpp
+Command add_diff_command(CLI::App& app);      // diff_command.cpp
+Command add_report_command(CLI::App& app);    // report_command.cpp
+Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
+
+// Writes a whole output file (report, annotate) and says so on stdout.
+int write_output_file(const std::string& path, const std::string& text);
+
+}  // namespace whyslow::cli

@@ -1,0 +1,34 @@
+#include "cli/options.hpp"
+
+namespace whyslow::cli {
+
+void add_trace_input(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("trace", o.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
+      ->required();  // a missing file is reported by the loader, with exit code 2 like any unreadable trace
+  add_allow_truncated(cmd, o);
+}
+
+void add_allow_truncated(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_flag("--allow-truncated", o.load.allow_truncated,
+                "analyze the complete events of a truncated trace instead of failing");
+}
+
+void add_peaks(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("--peaks", o.peaks, "measured ceilings (JSON, as tools/measure_ceilings.py writes) to hold kernels "
+                  "against besides the datasheet's");
+}
+
+void add_step(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("--step", o.step, "analyze only ProfilerStep#N: its CPU events and the GPU work it launched")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_json(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_flag("--json", o.json, "print JSON (schema: docs/JSON.md) instead of text");
+}
+
+void add_rows(CLI::App* cmd, CommonOptions& o, const char* what) {
+  cmd->add_option("--rows", o.text.max_rows, what)->capture_default_str();
+}
+
+}  // namespace whyslow::cli

@@ -1,0 +1,73 @@
+#include "cli/pipeline.hpp"
+
+#include <fmt/core.h>
+
+#include <optional>
+
+#include "analysis/gpu_peaks.hpp"
+#include "trace/slice_trace.hpp"
+#include "trace/steps.hpp"
+
+namespace whyslow::cli {
+namespace {
+
+// ProfilerStep#n's window; a UsageError listing the steps the trace has when it lacks that one.
+std::pair<int64_t, int64_t> step_window(const Trace& t, int n) {
+  const EventId step = find_profiler_step(t, n);
+  if (step != kNoEvent) return {t.start_ns[step], t.end_ns(step)};
+  std::string present;
+  for (EventId e : profiler_steps(t))
+    present += (present.empty() ? "#" : ", #") + std::to_string(*profiler_step_number(t.name_of(e)));
+  throw UsageError(fmt::format("{} has no ProfilerStep#{}; {}", t.path, n,
+                               present.empty() ? "it has no ProfilerStep annotations at all"
+                                               : "its steps are " + present));
+}
+
+std::optional<Ceilings> measured_ceilings(const CommonOptions& o) {
+  if (o.peaks.empty()) return std::nullopt;
+  try {
+    return load_ceilings_file(o.peaks);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measured) {
+  Analyzed out{std::move(trace), {}, {}};
+  out.facts = analyze(out.trace, {measured ? &*measured : nullptr});
+  out.findings = explain(out.trace, out.facts);
+  return out;
+}
+
+}  // namespace
+
+Trace load_with_notes(const std::string& path, const LoadOptions& options) {
+  Trace t = load_trace(path, options);
+  if (t.truncated)
+    fmt::print(stderr,
+               "whyslow: warning: {} is truncated at byte {}; analyzing what came before the cut ({} events "
+               "loaded)\n",
+               t.path, t.truncated_at_byte, t.size());
+  if (t.replaced_control_chars > 0)
+    fmt::print(stderr, "whyslow: warning: {} has {} raw control characters inside strings (invalid JSON); "
+               "read them as spaces\n", t.path, t.replaced_control_chars);
+  return t;
+}
+
+Analyzed load_and_analyze(const CommonOptions& o) {
+  Trace trace = load_with_notes(o.path, o.load);
+  if (o.step >= 0) {
+    const auto [start, end] = step_window(trace, o.step);
+    trace = slice_trace(trace, start, end);
+  }
+  return analyze_and_explain(std::move(trace), measured_ceilings(o));
+}
+
+AnalyzedPair load_and_analyze_pair(const CommonOptions& o, const std::string& path_b) {
+  const std::optional<Ceilings> measured = measured_ceilings(o);
+  Trace a = load_with_notes(o.path, o.load);
+  Trace b = load_with_notes(path_b, o.load);
+  return {analyze_and_explain(std::move(a), measured), analyze_and_explain(std::move(b), measured)};
+}
+
+}  // namespace whyslow::cli

@@ -1,0 +1,32 @@
+// `whyslow report TRACE -o page.html`, and with a second trace the comparison page.
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/pipeline.hpp"
+#include "report/html_report.hpp"
+
+namespace whyslow::cli {
+
+Command add_report_command(CLI::App& app) {
+  auto o = std::make_shared<CommonOptions>();
+  auto output = std::make_shared<std::string>();
+  auto path_b = std::make_shared<std::string>();
+  CLI::App* cmd =
+      app.add_subcommand("report", "a self-contained HTML page: the findings drawn on the CPU and GPU lanes, charts");
+  add_trace_input(cmd, *o);
+  cmd->add_option("-o,--output", *output, "the HTML file to write")->required();
+  add_peaks(cmd, *o);
+  cmd->add_option("b", *path_b, "a second trace: the comparison page (A the baseline, B the change)");
+  return {cmd, [o, output, path_b] {
+            if (path_b->empty()) {
+              const Analyzed x = load_and_analyze(*o);
+              return write_output_file(*output, render_html(x.trace, x.facts, x.findings));
+            }
+            const AnalyzedPair p = load_and_analyze_pair(*o, *path_b);
+            const Diff d = diff_traces(p.a.trace, p.a.facts, p.b.trace, p.b.facts);
+            return write_output_file(*output, render_html_diff(p.a.trace, p.a.facts, p.a.findings, p.b.trace,
+                                                               p.b.facts, p.b.findings, d));
+          }};
+}
+
+}  // namespace whyslow::cli

@@ -1,0 +1,50 @@
+// `whyslow ops` and `whyslow kernels`: one table each, as text or as the JSON report.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/pipeline.hpp"
+#include "report/json/json_report.hpp"
+
+namespace whyslow::cli {
+namespace {
+
+void print(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
+
+using TextTable = std::string (*)(const Analyzed&, const TextOptions&);
+
+Command add_table_command(CLI::App& app, const char* name, const char* what, TextTable table) {
+  auto o = std::make_shared<CommonOptions>();
+  CLI::App* cmd = app.add_subcommand(name, what);
+  add_trace_input(cmd, *o);
+  add_rows(cmd, *o);
+  add_json(cmd, *o);
+  add_peaks(cmd, *o);
+  add_step(cmd, *o);
+  return {cmd, [o, table] {
+            const Analyzed x = load_and_analyze(*o);
+            print(o->json ? render_json(x.trace, x.facts, x.findings) : table(x, o->text));
+            return 0;
+          }};
+}
+
+}  // namespace
+
+Command add_ops_command(CLI::App& app) {
+  return add_table_command(app, "ops", "the op table, with torch's key_averages() semantics",
+                           [](const Analyzed& x, const TextOptions& t) { return render_ops_text(x.facts, t); });
+}
+
+Command add_kernels_command(CLI::App& app) {
+  return add_table_command(app, "kernels", "the kernel table: calls, time, launch configuration",
+                           [](const Analyzed& x, const TextOptions& t) { return render_kernels_text(x.trace, x.facts, t); });
+}
+
+Command add_explain_command(CLI::App& app) {
+  return add_table_command(app, "explain", "findings and the steps, kernels, ops and annotation tables",
+                           [](const Analyzed& x, const TextOptions& t) {
+                             return render_explain_text(x.trace, x.facts, x.findings, t);
+                           });
+}
+
+}  // namespace whyslow::cli

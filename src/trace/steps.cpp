@@ -1,0 +1,52 @@
+#include "trace/steps.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace whyslow {
+
+namespace {
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+}
+
+std::optional<int64_t> profiler_step_number(std::string_view name) {
+  if (!name.starts_with(kStepPrefix)) return std::nullopt;
+  const std::string_view digits = name.substr(kStepPrefix.size());
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty() || n < 0) return std::nullopt;
+  return n;
+}
+
+bool is_profiler_step(const Trace& t, EventId e) {
+  const EventKind k = t.kind[e];
+  return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) &&
+         t.tracks[t.track[e]].kind == TrackKind::Cpu && is_profiler_step_name(t.name_of(e));
+}
+
+std::vector<EventId> profiler_steps(const Trace& t) {
+  std::vector<EventId> steps;
+  for (const Track& tr : t.tracks) {
+    if (tr.kind != TrackKind::Cpu) continue;
+    for (EventId e : tr.events)
+      if (is_profiler_step(t, e)) steps.push_back(e);
+  }
+  std::sort(steps.begin(), steps.end(), [&](EventId a, EventId b) {
+    return t.start_ns[a] != t.start_ns[b] ? t.start_ns[a] < t.start_ns[b] : a < b;
+  });
+  return steps;
+}
+
+EventId find_profiler_step(const Trace& t, int64_t n) {
+  for (EventId e : profiler_steps(t))
+    if (profiler_step_number(t.name_of(e)) == n) return e;
+  return kNoEvent;
+}
+
+EventId enclosing_profiler_step(const Trace& t, EventId e) {
+  for (EventId a = e; a != kNoEvent; a = t.parent[a])
+    if (is_profiler_step(t, a)) return a;
+  return kNoEvent;
+}
+
+}  // namespace whyslow
