@@ -91,7 +91,7 @@ TEST(LabTraces, ColdRunsShowTheColdStartInTheFirstStep) {
   // call shows it, so whyslow measures it as first-call work inside that scope.
   const auto e = lab("mm_64_fp32_cold");
   const auto& causes = e.facts.cold_start.causes;
-  EXPECT_TRUE(std::any_of(causes.begin(), causes.end(), [](const ColdCause& c) { return c.key == "first_call_work"; }));
+  EXPECT_TRUE(std::any_of(causes.begin(), causes.end(), [](const ColdCause& c) { return c.kind == ColdCauseKind::FirstCallWork; }));
 }
 
 }  // namespace

@@ -101,7 +101,10 @@ TEST(RooflineSweep, ClassifiesEachKernelOfTheSweep) {
   EXPECT_EQ(add.verdict.bound, Bound::Memory);
   EXPECT_NEAR(add.verdict.bytes_per_s / 1e12, 1.62, 0.03);
   const Analyzed tiny = analyze_fixture("mm_bias_64_fp32");
-  EXPECT_NE(groups_of(tiny, "aten::mm").front()->verdict.bound_why.find("4 blocks for 132 SMs"), std::string::npos);
+  const BoundBasis& why = groups_of(tiny, "aten::mm").front()->verdict.basis;
+  EXPECT_EQ(why.reason, BoundReason::FewBlocks);
+  EXPECT_EQ(why.blocks, 4);
+  EXPECT_EQ(why.sm_count, 132);
 }
 
 TEST(RooflineSweep, Tf32GemmIsHeldAgainstTheTf32Roof) {

@@ -30,8 +30,7 @@ constexpr int64_t kWindowColdMinNs = 1'000'000;
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 struct CauseClass {
-  const char* key;
-  const char* label;
+  ColdCauseKind kind;
   bool (*matches)(const Trace&, EventId);
 };
 
@@ -45,28 +44,27 @@ bool any_prefix(std::string_view n, std::initializer_list<std::string_view> pref
 }
 
 const CauseClass kCauses[] = {
-    {"compilation", "torch.compile compilation (Dynamo/Inductor)",
+    {ColdCauseKind::Compilation,
      [](const Trace& t, EventId e) { return is_compilation_event(t.name_of(e)); }},
-    {"module_loading", "CUDA module loading (Runtime Triggered Module Loading)",
+    {ColdCauseKind::ModuleLoading,
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Runtime Triggered Module Loading"); }},
-    {"lazy_loading", "lazy kernel loading (Lazy Function Loading)",
+    {ColdCauseKind::LazyLoading,
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Lazy Function Loading"); }},
-    {"profiler_buffers", "profiler buffer allocation (Activity Buffer Request)",
+    {ColdCauseKind::ProfilerBuffers,
      [](const Trace& t, EventId e) { return overhead_named(t, e, "Activity Buffer Request"); }},
-    {"memory_allocation", "device memory allocation (cudaMalloc/cudaFree)",
+    {ColdCauseKind::MemoryAllocation,
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
               any_prefix(t.name_of(e), {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree", "cuMemCreate",
                                         "cudaHostAlloc", "hipMalloc", "hipFree", "hipHostMalloc"});
      }},
-    {"stream_event_creation", "stream and event creation (cudaStreamCreate/cudaEventCreate)",
+    {ColdCauseKind::StreamEventCreation,
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
               any_prefix(t.name_of(e), {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
                                         "cuStreamCreate", "cuEventCreate", "hipStreamCreate", "hipEventCreate"});
      }},
-    {"library_setup", "library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
-     "cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*)",
+    {ColdCauseKind::LibrarySetup,
      [](const Trace& t, EventId e) {
        return is_host_api(t.kind[e]) &&
               any_prefix(t.name_of(e), {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaGetSymbolAddress",
@@ -84,8 +82,7 @@ std::vector<Interval> explain_window(const Trace& t, int64_t start, int64_t end,
   for (const CauseClass& cause : kCauses) {
     std::vector<Interval> mine;
     ColdCause c;
-    c.key = cause.key;
-    c.what = cause.label;
+    c.kind = cause.kind;
     for (EventId e = 0; e < t.size(); ++e) {
       if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(t, e)) continue;
       ++c.count;
@@ -142,9 +139,8 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
     else typical[t.name[e]].push_back(t.dur_ns[e]);
   }
   ColdCause c;
-  c.key = "first_call_work";
-  c.what = any_op ? "first-call work inside ops with no CUDA call to show for it (library loading, handle creation)"
-                  : "first-call work inside scopes with no CUDA call to show for it (library loading, handle creation)";
+  c.kind = ColdCauseKind::FirstCallWork;
+  f.first_calls_in_ops = any_op;
   std::vector<std::pair<int64_t, EventId>> largest;
   for (EventId e : in_slow) {
     auto it = typical.find(t.name[e]);
@@ -191,7 +187,7 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
     // them): a step slow only because of them (the first recorded step of a warm run, where CUPTI
     // asks for its first buffer) is no cold start, so they count neither as excess nor as explained.
     int64_t explained = 0, profiler = 0;
-    for (const ColdCause& c : f.causes) (c.key == "profiler_buffers" ? profiler : explained) += c.total_ns;
+    for (const ColdCause& c : f.causes) (c.kind == ColdCauseKind::ProfilerBuffers ? profiler : explained) += c.total_ns;
     const int64_t excess = d - median - profiler;
     if (excess < kOutlierMinExcessNs || explained < kMinExplainedShare * static_cast<double>(excess))
       return ColdStartFacts{};
@@ -216,6 +212,24 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps) {
   if (total < kWindowColdMinNs || total < kWindowColdShare * static_cast<double>(end - start)) return f;
   w.step_ns = end - start;
   return w;
+}
+
+}  // namespace whyslow
+
+namespace whyslow {
+
+std::string_view to_string(ColdCauseKind kind) {
+  switch (kind) {
+    case ColdCauseKind::Compilation: return "compilation";
+    case ColdCauseKind::ModuleLoading: return "module_loading";
+    case ColdCauseKind::LazyLoading: return "lazy_loading";
+    case ColdCauseKind::ProfilerBuffers: return "profiler_buffers";
+    case ColdCauseKind::MemoryAllocation: return "memory_allocation";
+    case ColdCauseKind::StreamEventCreation: return "stream_event_creation";
+    case ColdCauseKind::LibrarySetup: return "library_setup";
+    case ColdCauseKind::FirstCallWork: return "first_call_work";
+  }
+  return "first_call_work";
 }
 
 }  // namespace whyslow

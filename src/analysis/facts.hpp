@@ -97,9 +97,21 @@ struct CopyFacts {
 };
 
 // ---- cold start ----
+enum class ColdCauseKind : uint8_t {
+  Compilation,          // torch.compile's Dynamo/Inductor compilation
+  ModuleLoading,        // Runtime Triggered Module Loading
+  LazyLoading,          // Lazy Function Loading
+  ProfilerBuffers,      // Activity Buffer Request
+  MemoryAllocation,     // cudaMalloc/cudaFree and twins
+  StreamEventCreation,  // cudaStreamCreate/cudaEventCreate and twins
+  LibrarySetup,         // kernel attribute and device queries
+  FirstCallWork,        // first calls slower than later ones with no CUDA call to show for it
+};
+// The stable snake_case id of the evidence key "<id>_us": "module_loading", …
+std::string_view to_string(ColdCauseKind kind);
+
 struct ColdCause {
-  std::string key;        // stable snake_case id: "module_loading", "memory_allocation", …
-  std::string what;       // for people: "CUDA module loading (Runtime Triggered Module Loading)"
+  ColdCauseKind kind = ColdCauseKind::FirstCallWork;
   uint64_t count = 0;
   int64_t total_ns = 0;
 };
@@ -108,6 +120,7 @@ struct ColdStartFacts {
   int64_t step_ns = 0;
   int64_t typical_step_ns = 0;     // median of the other steps
   std::vector<ColdCause> causes;   // sorted by time, largest first
+  bool first_calls_in_ops = true;  // FirstCallWork was looked for in ops (false: in the scopes of a native trace)
   std::vector<EventId> evidence;   // the largest events
 };
 

@@ -11,20 +11,9 @@
 #include <unordered_map>
 
 #include "analysis/facts.hpp"
-#include "common/units.hpp"
 
 namespace whyslow {
 namespace {
-
-// A kernel with fewer blocks than half the SMs leaves most of the GPU idle: it cannot approach
-// either roof however good its code. Half, not all: Hopper GEMMs launch clusters of two blocks
-// and persistent grids of ~128 blocks on 132 SMs, which do fill the GPU.
-constexpr double kMinFilledSms = 0.5;
-// Below this a kernel's time is mostly its fixed cost: an empty kernel takes about 2 µs from
-// start to end on an H100/H200 (ramp-up over the SMs, then drain).
-constexpr int64_t kShortKernelNs = 5'000;
-// …and a short kernel under a quarter of both roofs is bound by that fixed cost, not by a roof.
-constexpr double kFarUnderRoof = 0.25;
 
 struct OpKernels {
   uint32_t count = 0;
@@ -35,8 +24,6 @@ int64_t blocks_of(const GpuDetail& d) {
   if (d.grid[0] < 0) return -1;
   return static_cast<int64_t>(d.grid[0]) * d.grid[1] * d.grid[2];
 }
-
-std::string fmt_intensity(double x) { return x >= 10 ? fmt::format("{:.0f}", x) : fmt::format("{:.2g}", x); }
 
 // Achieved rates over `ns`, the bounding roof at this intensity, and the verdict.
 RooflineVerdict evaluate(double flops, double bytes, int64_t ns, uint64_t calls, Precision precision, int64_t blocks,
@@ -53,9 +40,11 @@ RooflineVerdict evaluate(double flops, double bytes, int64_t ns, uint64_t calls,
     v.bytes_per_s = bytes / (static_cast<double>(ns) * 1e-9);
   }
   const Ceilings* sheet = dev ? dev->datasheet : nullptr;
+  BoundBasis& why = v.basis;
+  why.precision = precision;
   if (!sheet) {
-    v.bound_why = dev ? fmt::format("no datasheet peaks for '{}' (pass --peaks FILE)", dev->name)
-                      : "the trace does not say which GPU ran it";
+    why.reason = dev ? BoundReason::NoDatasheet : BoundReason::UnknownGpu;
+    if (dev) why.gpu_name = dev->name;
     return v;
   }
   if (sheet->l2_bytes > 0) v.l2 = working_set <= static_cast<double>(sheet->l2_bytes) ? L2Fit::Fits : L2Fit::Spills;
@@ -68,7 +57,8 @@ RooflineVerdict evaluate(double flops, double bytes, int64_t ns, uint64_t calls,
   };
   const double peak = sheet->flops(precision), bw = sheet->bytes_per_s;
   if (peak <= 0) {
-    v.bound_why = fmt::format("the {} datasheet has no {} rate", sheet->name, to_string(precision));
+    why.reason = BoundReason::NoRateForPrecision;
+    why.gpu_name = sheet->name;
     return v;
   }
   v.pct_of_peak = pct(peak, bw);
@@ -78,22 +68,25 @@ RooflineVerdict evaluate(double flops, double bytes, int64_t ns, uint64_t calls,
   }
   const int64_t mean_ns = calls > 0 ? ns / static_cast<int64_t>(calls) : 0;
   const double ridge = peak / bw;
+  why.blocks = blocks;
+  why.sm_count = dev->sm_count;
+  why.mean_call_ns = mean_ns;
+  why.intensity = v.intensity;
+  why.ridge = ridge;
+  why.peak_flops = peak;
+  why.bandwidth = bw;
   if (blocks >= 0 && dev->sm_count > 0 && static_cast<double>(blocks) < kMinFilledSms * dev->sm_count) {
     v.bound = Bound::Latency;
-    v.bound_why = fmt::format("{} block{} for {} SMs: most of the GPU idles", blocks, blocks == 1 ? "" : "s",
-                              dev->sm_count);
+    why.reason = BoundReason::FewBlocks;
   } else if (mean_ns < kShortKernelNs && v.flop_per_s < kFarUnderRoof * peak && v.bytes_per_s < kFarUnderRoof * bw) {
     v.bound = Bound::Latency;
-    v.bound_why = fmt::format("{} per call, under {} of both roofs: start-up and drain dominate",
-                              human_duration(mean_ns), human_percent(kFarUnderRoof));
+    why.reason = BoundReason::ShortCalls;
   } else if (v.intensity >= ridge) {
     v.bound = Bound::Compute;
-    v.bound_why = fmt::format("intensity {} FLOP/B ≥ ridge {} ({} {} / {})", fmt_intensity(v.intensity),
-                              fmt_intensity(ridge), human_flop_rate(peak), to_string(precision), human_rate(bw));
+    why.reason = BoundReason::AtOrAboveRidge;
   } else {
     v.bound = Bound::Memory;
-    v.bound_why = fmt::format("intensity {} FLOP/B < ridge {} ({} {} / {})", fmt_intensity(v.intensity),
-                              fmt_intensity(ridge), human_flop_rate(peak), to_string(precision), human_rate(bw));
+    why.reason = BoundReason::BelowRidge;
   }
   return v;
 }
@@ -220,7 +213,7 @@ RooflineFacts roofline(const Trace& t, const std::vector<KernelRow>& kernels, co
       kr.total = evaluate(flops, bytes, ns, kr.modelled_calls, top.verdict.roof_precision,
                           blocks_of(t.gpu_detail[t.detail[top.example]]), top.cost.working_set, dev);
       kr.total.bound = top.verdict.bound;
-      kr.total.bound_why = top.verdict.bound_why;
+      kr.total.basis = top.verdict.basis;
       kr.total.l2 = top.verdict.l2;
     }
     out.kernels.push_back(std::move(kr));

@@ -43,6 +43,38 @@ struct DeviceCeilings {
   std::string note;                // why a --peaks file was not used for this GPU, when it was not
 };
 
+// A kernel with fewer blocks than half the SMs leaves most of the GPU idle: it cannot approach
+// either roof however good its code. Half, not all: Hopper GEMMs launch clusters of two blocks
+// and persistent grids of ~128 blocks on 132 SMs, which do fill the GPU.
+inline constexpr double kMinFilledSms = 0.5;
+// Below this a kernel's time is mostly its fixed cost: an empty kernel takes about 2 µs from
+// start to end on an H100/H200 (ramp-up over the SMs, then drain).
+inline constexpr int64_t kShortKernelNs = 5'000;
+// …and a short kernel under a quarter of both roofs is bound by that fixed cost, not by a roof.
+inline constexpr double kFarUnderRoof = 0.25;
+
+// Why a verdict's bound is what it is, as numbers (the renderers word it: report/roofline_words).
+enum class BoundReason : uint8_t {
+  NotEvaluated,        // no calls with a cost model: nothing to hold against the roofs
+  UnknownGpu,          // the trace does not say which GPU ran it
+  NoDatasheet,         // gpu_name is not in whyslow's datasheet table
+  NoRateForPrecision,  // gpu_name's datasheet has no rate for `precision`
+  FewBlocks,           // blocks < kMinFilledSms × sm_count
+  ShortCalls,          // mean_call_ns < kShortKernelNs and under kFarUnderRoof of both roofs
+  AtOrAboveRidge,      // intensity ≥ ridge: compute-bound
+  BelowRidge,          // intensity < ridge: memory-bound
+};
+struct BoundBasis {
+  BoundReason reason = BoundReason::NotEvaluated;
+  std::string gpu_name;          // NoDatasheet: the trace's name; NoRateForPrecision: the datasheet's
+  Precision precision = Precision::Other;
+  int64_t blocks = -1;
+  int32_t sm_count = 0;
+  int64_t mean_call_ns = 0;
+  double intensity = kNoValue, ridge = kNoValue;  // FLOP/B
+  double peak_flops = kNoValue, bandwidth = kNoValue;  // the roofs: FLOP/s, B/s
+};
+
 // What one set of calls achieved against the roofs.
 struct RooflineVerdict {
   double flops = 0, bytes = 0;     // totals over the calls
@@ -51,7 +83,7 @@ struct RooflineVerdict {
   double flop_per_s = kNoValue, bytes_per_s = kNoValue;
   Precision roof_precision = Precision::Other;  // whose compute roof applies (TF32 for a TF32 GEMM)
   Bound bound = Bound::Unknown;
-  std::string bound_why;           // "132 blocks on 132 SMs, intensity 683 ≥ ridge 14"
+  BoundBasis basis;
   double pct_of_peak = kNoValue;       // achieved / the bounding datasheet roof at this intensity, 0–100+
   double pct_of_measured = kNoValue;   // the same against measured ceilings
   double working_set = kNoValue;   // bytes one call touches

@@ -11,6 +11,25 @@ namespace {
 // At 10× the typical step the start-up cost dominates any measurement that includes it.
 constexpr double kCriticalRatio = 10.0;
 
+// What each kind of start-up work is, for people.
+std::string describe(ColdCauseKind kind, bool first_calls_in_ops) {
+  switch (kind) {
+    case ColdCauseKind::Compilation: return "torch.compile compilation (Dynamo/Inductor)";
+    case ColdCauseKind::ModuleLoading: return "CUDA module loading (Runtime Triggered Module Loading)";
+    case ColdCauseKind::LazyLoading: return "lazy kernel loading (Lazy Function Loading)";
+    case ColdCauseKind::ProfilerBuffers: return "profiler buffer allocation (Activity Buffer Request)";
+    case ColdCauseKind::MemoryAllocation: return "device memory allocation (cudaMalloc/cudaFree)";
+    case ColdCauseKind::StreamEventCreation: return "stream and event creation (cudaStreamCreate/cudaEventCreate)";
+    case ColdCauseKind::LibrarySetup:
+      return "library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
+             "cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*)";
+    case ColdCauseKind::FirstCallWork:
+      return fmt::format("first-call work inside {} with no CUDA call to show for it (library loading, handle "
+                         "creation)", first_calls_in_ops ? "ops" : "scopes");
+  }
+  return "";
+}
+
 }  // namespace
 
 void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
@@ -21,7 +40,7 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
   for (const ColdCause& cause : c.causes) explained += cause.total_ns;
   std::string causes;
   for (const ColdCause& cause : c.causes)
-    causes += fmt::format("\n  - {}: {} ({} event{})", cause.what, human_duration(cause.total_ns), cause.count,
+    causes += fmt::format("\n  - {}: {} ({} event{})", describe(cause.kind, c.first_calls_in_ops), human_duration(cause.total_ns), cause.count,
                           cause.count == 1 ? "" : "s");
   if (c.step_index >= 0) {
     const StepFacts& s = f.steps[c.step_index];
@@ -53,7 +72,7 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
     x.evidence = {us("window_us", c.step_ns), us("explained_us", explained)};
     x.impact_ns = explained;
   }
-  for (const ColdCause& cause : c.causes) x.evidence.push_back(us(cause.key + "_us", cause.total_ns));
+  for (const ColdCause& cause : c.causes) x.evidence.push_back(us(std::string(to_string(cause.kind)) + "_us", cause.total_ns));
   for (EventId e : c.evidence) x.events.push_back({e, "start-up cost"});
   x.try_next = {
       "Warm up before measuring: run a few iterations first, or use torch.profiler.schedule(wait=1, warmup=1, "

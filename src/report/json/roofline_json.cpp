@@ -1,5 +1,7 @@
 #include "report/json/roofline_json.hpp"
 
+#include "report/roofline_words.hpp"
+
 namespace whyslow::report {
 namespace {
 
@@ -29,7 +31,7 @@ void write_verdict(JsonWriter& w, const RooflineVerdict& v, uint64_t calls) {
   w.key("bound");
   v.bound == Bound::Unknown ? w.null() : w.string(to_string(v.bound));
   w.key("bound_reason");
-  optional_string(w, v.bound_why);
+  optional_string(w, describe_bound(v.basis));
   w.key("pct_of_peak").number(v.pct_of_peak);
   w.key("pct_of_measured").number(v.pct_of_measured);
   w.key("working_set_bytes").number(v.working_set);
