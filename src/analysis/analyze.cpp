@@ -8,6 +8,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
   f.steps = measure_steps(trace);
   f.window = measure_window(trace);
+  f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
   f.ops = op_table(trace);
   f.kernels = kernel_table(trace);
   f.annotations = annotation_table(trace);

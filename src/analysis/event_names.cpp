@@ -29,6 +29,22 @@ bool is_blocking_copy_call(std::string_view n) {
 bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
 
 
+bool is_data_loader_span(std::string_view n) {
+  return starts_with(n, "enumerate(DataLoader)#") || starts_with(n, "enumerate(DataPipe)#");
+}
+
+bool is_allocator_call(std::string_view n) {
+  for (std::string_view p : {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+                             "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree", "hipExtMallocWithFlags"})
+    if (starts_with(n, p)) return true;
+  for (std::string_view x : {"cuMemCreate", "cuMemMap", "cuMemUnmap", "cuMemRelease", "cuMemAddressReserve",
+                             "cuMemAddressFree", "cuMemSetAccess"})
+    if (n == x) return true;
+  return false;
+}
+
+bool is_profiler_bookkeeping(std::string_view n) { return n == "Activity Buffer Request"; }
+
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
 bool is_compiled_graph_call(std::string_view n) { return starts_with(n, "## Call CompiledFxGraph"); }

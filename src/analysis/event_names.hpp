@@ -18,6 +18,19 @@ bool is_blocking_copy_call(std::string_view name);
 // cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch: one call replays a whole CUDA graph.
 bool is_graph_launch(std::string_view name);
 
+// torch.utils.data's iterator spans: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+// "enumerate(DataPipe)#…": the step waiting for (or computing) its next batch.
+bool is_data_loader_span(std::string_view name);
+
+// Device memory and pinned host memory allocation and release: cudaMalloc*, cudaFree*,
+// cudaHostAlloc, cudaMallocHost, cudaFreeHost, cuMemAlloc*, cuMemFree*, cuMemCreate/Map/Unmap/
+// Release/AddressReserve/AddressFree/SetAccess (expandable segments), hipMalloc*/hipFree*/
+// hipHostMalloc/hipHostFree/hipExtMallocWithFlags.
+bool is_allocator_call(std::string_view name);
+
+// The profiler's own bookkeeping: "Activity Buffer Request" (CUPTI asking for a buffer).
+bool is_profiler_bookkeeping(std::string_view name);
+
 // torch.compile's own markers.
 bool is_compiled_region(std::string_view name);   // "Torch-Compiled Region: 0/0"
 bool is_dynamo_cache_lookup(std::string_view name);

@@ -2,6 +2,7 @@
 // turns these into findings; the report layer prints the tables. Times are integer ns.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,24 @@
 #include "trace/trace.hpp"
 
 namespace whyslow {
+
+// ---- CPU time by category (cpu_time.cpp: the definition, rule by rule) ----
+enum class CpuCategory : uint8_t {
+  DataLoading,  // inside a DataLoader span (enumerate(DataLoader)#…), whatever runs there
+  SyncWait,     // blocked in a synchronizing call or a blocking copy
+  Allocator,    // cudaMalloc/cudaFree/cudaHostAlloc and their driver/HIP twins
+  Launch,       // other runtime/driver calls: launches, async copies, event records, queries
+  Compile,      // torch.compile's own CPU work: Dynamo cache lookups and guards, compilation
+  Profiler,     // the profiler's own bookkeeping on the thread
+  Python,       // Python self time (python_function events, with_stack)
+  Dispatch,     // self time of ops whose top-level op launches GPU work: what CUDA graphs remove
+  CpuCompute,   // self time of ops whose top-level op launches nothing: CPU math, preprocessing
+  Other,        // annotations' self time and time in no recorded event
+  Count
+};
+inline constexpr size_t kCpuCategories = static_cast<size_t>(CpuCategory::Count);
+std::string_view to_string(CpuCategory c);  // the JSON key: "data_loading", "sync_wait", …
+using CpuBreakdown = std::array<int64_t, kCpuCategories>;  // ns per category, summing to the span
 
 // ---- steps (ProfilerStep#N) ----
 struct StepFacts {
@@ -25,6 +44,11 @@ struct StepFacts {
   // Where the last GPU work launched in the step ends (may be after the step ends).
   int64_t gpu_end_ns = 0;
   uint32_t kernels = 0, memcpys = 0, memsets = 0, launches = 0;
+  // Every ns of [start, end) on the step's thread (a stepless window: the main thread) in one category.
+  CpuBreakdown cpu_breakdown{};
+  // Time inside DataLoader spans during which no GPU work ran (on any stream).
+  int64_t data_loading_gpu_idle_ns = 0;
+  uint32_t allocator_calls = 0;  // allocator calls on the step's thread, started in the step
 };
 
 // ---- op table: torch's key_averages() ----
@@ -160,6 +184,8 @@ struct Facts {
   ProfilerOverheadFacts profiler;
   RooflineFacts roofline;   // one entry per kernel row, plus the GPUs' ceilings
   StepFacts window;         // the whole trace measured like one step
+  TrackId window_thread = UINT32_MAX;  // the main thread whose CPU time `window` breaks down
+  std::vector<CpuCategory> cpu_category;  // per event: where its self time counts (Other off the steps' threads)
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
 };
 

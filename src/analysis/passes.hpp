@@ -17,6 +17,11 @@ std::vector<StepFacts> measure_steps(const Trace& trace);
 // The whole trace measured as one window (for traces without ProfilerStep annotations).
 StepFacts measure_window(const Trace& trace);
 
+// CPU time by category (cpu_time.cpp): fills each step's and the window's cpu_breakdown,
+// data_loading_gpu_idle_ns and allocator_calls; returns each event's category.
+std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vector<Interval>& gpu_busy,
+                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId& window_thread);
+
 std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
 std::vector<KernelRow> kernel_table(const Trace& trace);
 std::vector<AnnotationRow> annotation_table(const Trace& trace);

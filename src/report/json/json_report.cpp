@@ -12,6 +12,13 @@ namespace {
 using report::JsonWriter;
 using Layout = JsonWriter::Layout;
 
+// {"data_loading": µs, …}: every category, in the order of docs/JSON.md, zeros included.
+void write_cpu_breakdown(JsonWriter& w, const CpuBreakdown& b) {
+  w.key("cpu_breakdown_us").begin_object(Layout::Inline);
+  for (size_t c = 0; c < kCpuCategories; ++c) w.key(to_string(static_cast<CpuCategory>(c))).microseconds(b[c]);
+  w.end_object();
+}
+
 void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("trace").begin_object();
   w.key("path").string(trace.path);
@@ -33,6 +40,10 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("window_us").microseconds(facts.window.duration_ns);
   w.key("window_start_us").microseconds(facts.window.start_ns);
   w.key("gpu_busy_us").microseconds(facts.gpu_busy_ns);
+  write_cpu_breakdown(w, facts.window.cpu_breakdown);
+  w.key("cpu_breakdown_thread");
+  if (facts.steps.empty() && facts.window_thread < trace.tracks.size()) w.string(trace.tracks[facts.window_thread].name);
+  else w.null();
   w.end_object();
 }
 
@@ -50,6 +61,9 @@ void write_steps(JsonWriter& w, const Facts& facts) {
     w.key("memcpys").unsigned_integer(s.memcpys);
     w.key("memsets").unsigned_integer(s.memsets);
     w.key("launches").unsigned_integer(s.launches);
+    write_cpu_breakdown(w, s.cpu_breakdown);
+    w.key("data_loading_gpu_idle_us").microseconds(s.data_loading_gpu_idle_ns);
+    w.key("allocator_calls").unsigned_integer(s.allocator_calls);
     w.end_object();
   }
   w.end_array();

@@ -1,0 +1,222 @@
+// CPU time by category: where every nanosecond of a step goes on the step's own thread.
+//
+// At each instant the innermost event open on the thread owns the time (its self time), and its
+// category is decided by these rules, the first that matches:
+//   1. data_loading  an enclosing event (or the event) is a DataLoader span: the step is getting
+//                    its next batch, whatever runs inside (collation, transforms, pinning);
+//   2. profiler      … is the profiler's own bookkeeping (Activity Buffer Request);
+//   3. compile       … is torch.compile's own CPU work (Dynamo cache lookup and guards,
+//                    compilation) — not the compiled region, whose launches are real work;
+//   4. by the innermost event itself:
+//        runtime/driver call: sync_wait if it blocks the host (host_waits.hpp), allocator if it
+//                    allocates or frees memory, else launch;
+//        python_function: python;
+//        cpu_op: dispatch when its top-level op (the outermost op around it on the thread)
+//                    launches GPU work — framework overhead on the way to the GPU — else
+//                    cpu_compute (CPU math, preprocessing on CPU tensors);
+//        anything else (a record_function's self time), or no event at all: other.
+// The categories of a step sum to its duration exactly: one sweep over the thread's events hands
+// each instant to the top of the open-event stack.
+#include <algorithm>
+
+#include "analysis/event_names.hpp"
+#include "analysis/host_waits.hpp"
+#include "analysis/passes.hpp"
+#include "analysis/steady_steps.hpp"
+
+namespace whyslow {
+namespace {
+
+// Context an event passes down to everything nested in it (rules 1–3), strongest first.
+enum class Context : uint8_t { None, Compile, Profiler, DataLoading };
+
+Context own_context(const Trace& t, EventId e) {
+  const std::string_view n = t.name_of(e);
+  if (is_data_loader_span(n)) return Context::DataLoading;
+  if (is_profiler_bookkeeping(n)) return Context::Profiler;
+  if (is_dynamo_cache_lookup(n) || is_compilation_event(n)) return Context::Compile;
+  return Context::None;
+}
+
+// Per event of one thread: its category, in one pass forward (parents come before children on a
+// track) after one pass backward marking the ops whose subtree launches GPU work.
+std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std::vector<CpuCategory>& out) {
+  std::vector<uint8_t> launches_below(tr.events.size(), 0);
+  std::vector<uint32_t> index_of_parent(tr.events.size(), UINT32_MAX);
+  {
+    // Position of each event in tr.events, to reach its parent's slot.
+    std::vector<std::pair<EventId, uint32_t>> pos;
+    pos.reserve(tr.events.size());
+    for (uint32_t i = 0; i < tr.events.size(); ++i) pos.emplace_back(tr.events[i], i);
+    std::sort(pos.begin(), pos.end());
+    auto slot = [&](EventId e) {
+      auto it = std::lower_bound(pos.begin(), pos.end(), std::make_pair(e, 0u));
+      return it != pos.end() && it->first == e ? it->second : UINT32_MAX;
+    };
+    for (uint32_t i = 0; i < tr.events.size(); ++i) {
+      const EventId p = t.parent[tr.events[i]];
+      if (p != kNoEvent) index_of_parent[i] = slot(p);
+    }
+  }
+  for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
+    if (t.is_launch(tr.events[i])) launches_below[i] = 1;
+    if (launches_below[i] && index_of_parent[i] != UINT32_MAX) launches_below[index_of_parent[i]] = 1;
+  }
+  std::vector<Context> context(tr.events.size(), Context::None);
+  std::vector<uint32_t> top_op(tr.events.size(), UINT32_MAX);  // slot of the outermost op above (or self)
+  std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
+  for (uint32_t i = 0; i < tr.events.size(); ++i) {
+    const EventId e = tr.events[i];
+    const uint32_t p = index_of_parent[i];
+    context[i] = std::max(own_context(t, e), p != UINT32_MAX ? context[p] : Context::None);
+    top_op[i] = p != UINT32_MAX ? top_op[p] : UINT32_MAX;
+    if (top_op[i] == UINT32_MAX && t.kind[e] == EventKind::CpuOp) top_op[i] = i;
+    CpuCategory c = CpuCategory::Other;
+    switch (context[i]) {
+      case Context::DataLoading: c = CpuCategory::DataLoading; break;
+      case Context::Profiler: c = CpuCategory::Profiler; break;
+      case Context::Compile: c = CpuCategory::Compile; break;
+      case Context::None:
+        if (is_host_api(t.kind[e])) {
+          c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
+              : is_allocator_call(t.name_of(e))      ? CpuCategory::Allocator
+                                                     : CpuCategory::Launch;
+        } else if (t.kind[e] == EventKind::PythonFunction) {
+          c = CpuCategory::Python;
+        } else if (t.kind[e] == EventKind::CpuOp) {
+          c = launches_below[top_op[i]] ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
+        }
+        break;
+    }
+    cats[i] = c;
+    out[e] = c;
+  }
+  return cats;
+}
+
+// Adds [a, b) of category c to the windows it overlaps (ascending, disjoint).
+void add_span(std::vector<StepFacts*>& windows, int64_t a, int64_t b, CpuCategory c) {
+  if (a >= b) return;
+  auto it = std::upper_bound(windows.begin(), windows.end(), a,
+                             [](int64_t ts, const StepFacts* w) { return ts < w->end_ns; });
+  for (; it != windows.end() && (*it)->start_ns < b; ++it) {
+    const int64_t lo = std::max(a, (*it)->start_ns), hi = std::min(b, (*it)->end_ns);
+    if (lo < hi) (*it)->cpu_breakdown[static_cast<size_t>(c)] += hi - lo;
+  }
+}
+
+// One sweep over a thread: each instant goes to the innermost open event's category; instants
+// with no open event go to Other.
+void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory>& cats,
+                  std::vector<StepFacts*>& windows) {
+  if (windows.empty()) return;
+  struct Open {
+    int64_t end;
+    CpuCategory cat;
+  };
+  std::vector<Open> stack;
+  int64_t cursor = windows.front()->start_ns;
+  auto close_until = [&](int64_t ts) {
+    while (!stack.empty() && stack.back().end <= ts) {
+      add_span(windows, cursor, stack.back().end, stack.back().cat);
+      cursor = std::max(cursor, stack.back().end);
+      stack.pop_back();
+    }
+    add_span(windows, cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat);
+    cursor = std::max(cursor, ts);
+  };
+  for (uint32_t i = 0; i < tr.events.size(); ++i) {
+    const EventId e = tr.events[i];
+    if (t.dur_ns[e] <= 0 || t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
+    close_until(t.start_ns[e]);
+    stack.push_back({t.end_ns(e), cats[i]});
+  }
+  close_until(windows.back()->end_ns);
+}
+
+// The thread whose top-level events take the most time: the one a stepless trace is about.
+TrackId main_thread(const Trace& t) {
+  TrackId best = UINT32_MAX;
+  int64_t best_ns = -1;
+  for (TrackId k = 0; k < t.tracks.size(); ++k) {
+    const Track& tr = t.tracks[k];
+    if (tr.kind != TrackKind::Cpu) continue;
+    int64_t ns = 0;
+    for (EventId e : tr.events)
+      if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant && t.kind[e] != EventKind::TraceSpan)
+        ns += t.dur_ns[e];
+    if (ns > best_ns) best = k, best_ns = ns;
+  }
+  return best;
+}
+
+// DataLoader time with no GPU work running, and allocator calls, per window on its thread.
+void data_loading_and_allocator(const Trace& t, const Track& tr, const std::vector<Interval>& gpu_busy,
+                                std::vector<StepFacts*>& windows) {
+  for (EventId e : tr.events) {
+    const int64_t s = t.start_ns[e];
+    auto it = std::upper_bound(windows.begin(), windows.end(), s,
+                               [](int64_t ts, const StepFacts* w) { return ts < w->end_ns; });
+    if (it == windows.end() || s < (*it)->start_ns) continue;
+    StepFacts& w = **it;
+    if (is_host_api(t.kind[e]) && is_allocator_call(t.name_of(e))) ++w.allocator_calls;
+    if (!is_data_loader_span(t.name_of(e))) continue;
+    bool nested = false;  // count a DataLoader span inside another once
+    for (EventId a = t.parent[e]; a != kNoEvent && !nested; a = t.parent[a]) nested = is_data_loader_span(t.name_of(a));
+    if (nested) continue;
+    const int64_t end = std::min(t.end_ns(e), w.end_ns);
+    w.data_loading_gpu_idle_ns += (end - s) - covered_length(gpu_busy, s, end);
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(CpuCategory c) {
+  switch (c) {
+    case CpuCategory::DataLoading: return "data_loading";
+    case CpuCategory::SyncWait: return "sync_wait";
+    case CpuCategory::Allocator: return "allocator";
+    case CpuCategory::Launch: return "launch";
+    case CpuCategory::Compile: return "compile";
+    case CpuCategory::Profiler: return "profiler";
+    case CpuCategory::Python: return "python";
+    case CpuCategory::Dispatch: return "dispatch";
+    case CpuCategory::CpuCompute: return "cpu_compute";
+    case CpuCategory::Other: return "other";
+    case CpuCategory::Count: break;
+  }
+  return "other";
+}
+
+std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
+                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId& window_thread) {
+  std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
+  // Windows per thread: the steps on it, and the stepless window on the main thread.
+  std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
+  for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
+  window_thread = main_thread(t);
+  if (steps.empty() && window_thread != UINT32_MAX && window.end_ns > window.start_ns)
+    on_track[window_thread].push_back(&window);
+  for (TrackId k = 0; k < t.tracks.size(); ++k) {
+    std::vector<StepFacts*>& windows = on_track[k];
+    if (windows.empty()) continue;
+    std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
+    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], per_event);
+    sweep_thread(t, t.tracks[k], cats, windows);
+    data_loading_and_allocator(t, t.tracks[k], gpu_busy, windows);
+  }
+  // With steps, the whole-trace window is the sum of the steps (time outside steps is not broken down).
+  if (!steps.empty()) {
+    window.cpu_breakdown = {};
+    window.data_loading_gpu_idle_ns = 0;
+    window.allocator_calls = 0;
+    for (const StepFacts& s : steps) {
+      for (size_t c = 0; c < kCpuCategories; ++c) window.cpu_breakdown[c] += s.cpu_breakdown[c];
+      window.data_loading_gpu_idle_ns += s.data_loading_gpu_idle_ns;
+      window.allocator_calls += s.allocator_calls;
+    }
+  }
+  return per_event;
+}
+
+}  // namespace whyslow
