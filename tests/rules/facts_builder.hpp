@@ -127,6 +127,37 @@ inline EventId add_sync(Trace& t, Facts& f, int64_t start_ns, int64_t wait_ns, i
   return e;
 }
 
+// One kernel row with one roofline group: `calls` calls of `kernel`, each launched by an `op`
+// call, with this verdict over them all; `unit` is what the op's arithmetic runs on. The kernel
+// events are in the trace (the first is the group's example). Returns the group.
+inline const RooflineGroup& add_kernel_group(Trace& t, Facts& f, std::string_view kernel, std::string_view op,
+                                             uint64_t calls, const RooflineVerdict& verdict,
+                                             MathUnit unit = MathUnit::Vector, int device = -1) {
+  KernelRow& row = f.kernels.emplace_back();
+  row.name = t.names.intern(kernel);
+  RooflineGroup g;
+  g.calls = calls;
+  g.cost.unit = unit;
+  g.verdict = verdict;
+  for (uint64_t i = 0; i < calls; ++i) {
+    const int64_t at = static_cast<int64_t>(t.size()) * 1'000'000;
+    const int64_t dur = verdict.ns / static_cast<int64_t>(calls);
+    const EventId o = add_event(t, EventKind::CpuOp, op, at, dur);
+    const EventId k = add_gpu_event(t, EventKind::Kernel, kernel, at, dur);
+    t.op_link[k] = o;
+    row.events.push_back(k);
+    if (i == 0) g.example = k, g.op = o;
+  }
+  row.calls = calls;
+  row.total_ns = verdict.ns;
+  KernelRoofline& r = f.roofline.kernels.emplace_back();
+  r.device = device;
+  r.modelled_calls = calls;
+  r.total = verdict;
+  r.groups.push_back(g);
+  return r.groups.back();
+}
+
 // ---- what a rule concludes ----
 
 using Rule = void (*)(const Trace&, const Facts&, std::vector<Finding>&);
