@@ -21,7 +21,7 @@ bool is_copy_op(std::string_view n) {
          n == "aten::_foreach_copy_" || n == "aten::item" || n == "aten::_local_scalar_dense";
 }
 
-// Above 5 % of all GPU time the copies are worth removing.
+// From 5 % of all GPU time on, the copies are worth removing: a warning.
 constexpr double kWarningShare = 0.05;
 
 }  // namespace

@@ -15,7 +15,7 @@ constexpr int64_t kMinTotalNs = 50'000;
 // Copies of a few bytes (a scalar read back) are bound by latency, not bandwidth: pinning would
 // not speed them up. Under 64 kB in total the rule stays silent.
 constexpr int64_t kMinTotalBytes = 64 * 1024;
-// Above 10 % of the profiled time they are a real cost.
+// From 10 % of the profiled time on they are a real cost: a warning.
 constexpr double kWarningShare = 0.10;
 
 }  // namespace
