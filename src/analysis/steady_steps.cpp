@@ -20,12 +20,23 @@ int step_containing(const std::vector<StepFacts>& steps, int64_t ts) {
   return ts <= steps[i].end_ns ? i : -1;
 }
 
-int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
+namespace {
+template <class Get>
+int64_t median_by(const std::vector<const StepFacts*>& steps, Get get) {
   if (steps.empty()) return 0;
   std::vector<int64_t> v;
-  for (const StepFacts* s : steps) v.push_back(s->*field);
+  for (const StepFacts* s : steps) v.push_back(get(*s));
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+}  // namespace
+
+int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field) {
+  return median_by(steps, [&](const StepFacts& s) { return s.*field; });
+}
+
+int64_t median_of(const std::vector<const StepFacts*>& steps, CpuCategory category) {
+  return median_by(steps, [&](const StepFacts& s) { return s.cpu_breakdown[static_cast<size_t>(category)]; });
 }
 
 }  // namespace whyslow

@@ -18,5 +18,7 @@ int step_containing(const std::vector<StepFacts>& steps, int64_t ts);
 
 // Median of a field over steps (0 for none).
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
+// Median of one CPU category over steps (0 for none).
+int64_t median_of(const std::vector<const StepFacts*>& steps, CpuCategory category);
 
 }  // namespace whyslow

@@ -7,6 +7,20 @@
 #include "explain/rules.hpp"
 
 namespace whyslow {
+namespace {
+
+// Severity follows cost: a finding whose time at stake is under 1 % of what it is measured
+// against (its step, or the trace window) cannot change the run by more than that, so it is
+// worth knowing but never a warning.
+constexpr double kMinWarningCostShare = 0.01;
+
+void cap_by_cost(Finding& x, const Facts& f) {
+  const int64_t basis = x.impact_basis_ns > 0 ? x.impact_basis_ns : f.window.duration_ns;
+  if (basis > 0 && static_cast<double>(x.impact_ns) < kMinWarningCostShare * static_cast<double>(basis))
+    x.severity = Severity::Info;
+}
+
+}  // namespace
 
 std::string_view to_string(Severity s) {
   switch (s) {
@@ -25,6 +39,8 @@ std::string describe_span(const Facts& f, int64_t step_ns) {
 std::vector<Finding> explain(const Trace& t, const Facts& f) {
   std::vector<Finding> out;
   rule_cold_start(t, f, out);
+  rule_data_loading(t, f, out);
+  rule_alloc_churn(t, f, out);
   rule_step_bound(t, f, out);
   rule_sync_wait(t, f, out);
   rule_host_sync_in_loop(t, f, out);
@@ -37,6 +53,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_low_efficiency(t, f, out);
   rule_fp32_matmul(t, f, out);
   rule_unfused_elementwise(t, f, out);
+  for (Finding& x : out) cap_by_cost(x, f);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     return a.impact_ns > b.impact_ns;

@@ -58,6 +58,9 @@ struct Finding {
   std::vector<EventRef> events;
   std::vector<std::string> try_next;
   int64_t impact_ns = 0;  // time at stake, for ordering findings of equal severity
+  // What impact_ns is a part of: a step, for findings that measure per step; 0: the trace window.
+  // explain() keeps a finding that costs under 1 % of it at info.
+  int64_t impact_basis_ns = 0;
 };
 
 // A finding of this id at its catalog severity, the rest to be filled by the rule.

@@ -11,6 +11,8 @@
 namespace whyslow {
 
 void rule_cold_start(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_data_loading(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_alloc_churn(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_step_bound(const Trace&, const Facts&, std::vector<Finding>&);  // overhead_bound / gpu_bound
 void rule_launch_queue(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_sync_wait(const Trace&, const Facts&, std::vector<Finding>&);

@@ -17,6 +17,67 @@ namespace {
 constexpr double kGpuBoundShare = 0.80;
 // GPU busy < 50 %: the GPU idles more than it works, so the CPU side sets the pace.
 constexpr double kOverheadBoundShare = 0.50;
+// The categories named in the text: the few that hold most of the CPU time.
+constexpr size_t kCategoriesNamed = 3;
+
+std::string_view describe(CpuCategory c) {
+  switch (c) {
+    case CpuCategory::DataLoading: return "waiting for the DataLoader";
+    case CpuCategory::SyncWait: return "blocked waiting for the GPU";
+    case CpuCategory::Allocator: return "in the CUDA allocator";
+    case CpuCategory::Launch: return "in CUDA API calls (launches, copies, queries)";
+    case CpuCategory::Compile: return "in torch.compile's guards and compilation";
+    case CpuCategory::Profiler: return "in the profiler's bookkeeping";
+    case CpuCategory::Python: return "in Python";
+    case CpuCategory::Dispatch: return "in the PyTorch dispatcher (ops that launch GPU work)";
+    case CpuCategory::CpuCompute: return "in ops that launch no GPU work (CPU math, tensor set-up)";
+    case CpuCategory::Other: return "outside any recorded op (Python between ops, unrecorded work)";
+    case CpuCategory::Count: break;
+  }
+  return "";
+}
+
+// The median step's CPU categories, largest first, without the empty ones.
+std::vector<std::pair<int64_t, CpuCategory>> ranked_categories(const std::vector<const StepFacts*>& steps) {
+  std::vector<std::pair<int64_t, CpuCategory>> out;
+  for (size_t c = 0; c < kCpuCategories; ++c) {
+    const int64_t ns = median_of(steps, static_cast<CpuCategory>(c));
+    if (ns > 0) out.emplace_back(ns, static_cast<CpuCategory>(c));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return out;
+}
+
+// What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
+// calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
+std::vector<std::string> overhead_advice(CpuCategory top) {
+  const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
+                              "CPU can run ahead and queue the next step.";
+  switch (top) {
+    case CpuCategory::DataLoading:
+      return {"The input pipeline sets the pace, not launch overhead: see the data_loading finding (DataLoader "
+              "workers, pinned memory, prefetching).",
+              no_sync};
+    case CpuCategory::Allocator:
+      return {"The allocator sets the pace: see the alloc_churn finding (no empty_cache() in the loop, static "
+              "shapes, expandable segments).",
+              no_sync};
+    case CpuCategory::SyncWait:
+      return {no_sync, "Overlap: queue step N+1 before reading back step N's result."};
+    case CpuCategory::CpuCompute:
+      return {"Move the CPU work in the step (preprocessing, CPU tensor math) to the GPU or out of the loop.",
+              no_sync};
+    case CpuCategory::Compile:
+      return {"Avoid recompilation and guard cost: mark dynamic dimensions (torch._dynamo.mark_dynamic) or "
+              "keep shapes static; check TORCH_LOGS=recompiles.",
+              no_sync};
+    default:
+      return {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
+              "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+              "torch.cuda.graphs) replay a whole step with one launch.",
+              no_sync};
+  }
+}
 
 }  // namespace
 
@@ -38,6 +99,9 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
                 percent("gpu_busy_pct", share)};
+  const auto categories = ranked_categories(steps);
+  for (const auto& [ns, c] : categories)
+    if (c != CpuCategory::SyncWait) x.evidence.push_back(us(std::string(to_string(c)) + "_us", ns));
   if (per_step) {
     const StepFacts* example = steps.front();
     for (const StepFacts* s : steps)
@@ -57,22 +121,24 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                   "Use lower precision where accuracy allows (bf16/TF32 for matmuls), larger fused kernels "
                   "(torch.compile), or better kernels for the top shapes."};
     x.impact_ns = busy;
+    x.impact_basis_ns = step;
   } else if (share < kOverheadBoundShare) {
     x.id = FindingId::overhead_bound;
     x.severity = Severity::Warning;
     x.title = fmt::format("Overhead-bound: the GPU is idle {} of {}, waiting for the CPU", human_percent(1 - share), span);
+    std::string where;
+    for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
+      where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kCategoriesNamed, categories.size()) ? " and " : ", ",
+                           human_duration(categories[i].first), describe(categories[i].second));
     x.detail = fmt::format(
-        "In {}, the GPU is busy only {} of {}. The rest of the time it has nothing queued: the CPU "
-        "spends {} issuing the work (Python, the PyTorch dispatcher, launch calls){}. Faster kernels would "
-        "not shorten this step; less CPU work per GPU launch would.",
-        unit, human_duration(busy), human_duration(step), human_duration(cpu),
-        wait > 0 ? fmt::format(" and {} blocked waiting for the GPU", human_duration(wait)) : std::string());
-    x.try_next = {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
-                  "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
-                  "torch.cuda.graphs) replay a whole step with one launch.",
-                  "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the CPU can "
-                  "run ahead and queue the next step."};
+        "In {}, the GPU is busy only {} of {}. The rest of the time it has nothing queued, because the "
+        "CPU is not done with its part: of the step's CPU thread, {}{}. Faster kernels would not shorten "
+        "this step; less CPU time before each GPU launch would.",
+        unit, human_duration(busy), human_duration(step), where.empty() ? "nothing is recorded" : where,
+        categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "");
+    x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
     x.impact_ns = step - busy;
+    x.impact_basis_ns = step;
   } else {
     return;
   }

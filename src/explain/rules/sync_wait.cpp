@@ -55,6 +55,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                 "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",
                 "Overlap: queue step N+1 before reading back step N's result."};
   x.impact_ns = wait;
+  x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }
 
