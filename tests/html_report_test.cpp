@@ -18,7 +18,7 @@
 #include "loader_test_util.hpp"
 #include "diff/diff.hpp"
 #include "report/diff_report.hpp"
-#include "report/html_report.hpp"
+#include "report/html/report.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {

@@ -11,7 +11,7 @@
 #include "explain/finding.hpp"
 #include "report/annotate_trace.hpp"
 #include "report/diff_report.hpp"
-#include "report/html_report.hpp"
+#include "report/html/report.hpp"
 #include "report/report.hpp"
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"

@@ -1,7 +1,7 @@
-#include "report/html_summary.hpp"
+#include "report/html/summary.hpp"
 
 #include "report/format.hpp"
-#include "report/html_event_class.hpp"
+#include "report/html/event_class.hpp"
 #include "report/schema.hpp"
 
 namespace whyslow::report {

@@ -1,4 +1,4 @@
-#include "report/html_findings.hpp"
+#include "report/html/findings.hpp"
 
 #include <algorithm>
 

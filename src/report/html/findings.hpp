@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "explain/finding.hpp"
-#include "report/html_json.hpp"
-#include "report/html_timeline.hpp"
+#include "report/html/json.hpp"
+#include "report/html/timeline.hpp"
 
 namespace whyslow::report {
 

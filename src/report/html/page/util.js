@@ -2,7 +2,7 @@
 // Shared helpers: time and size formatting (three significant digits, like the text report),
 // colours of the event classes and findings, DOM building.
 
-// Event class key (html_event_class.cpp) → colour.
+// Event class key (src/report/html/event_class.cpp) → colour.
 const CLASS_COLORS = {
   cpu_op: "#4e79a7", annotation: "#9467bd", python: "#9fb37a", host_api: "#4fa3a5", host_wait: "#e15759",
   overhead: "#b8aca6", cpu_other: "#a3a3a3", gpu_annotation: "#c9b6e4", gemm: "#2e9e44", conv: "#1b6e36",

@@ -1,11 +1,11 @@
-#include "report/html_timeline.hpp"
+#include "report/html/timeline.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <map>
 
-#include "report/html_event_class.hpp"
+#include "report/html/event_class.hpp"
 
 namespace whyslow::report {
 namespace {

@@ -1,7 +1,7 @@
-// Assembles the report pages: an embedded page skeleton (src/report/html/page.html, or
+// Assembles the report pages: an embedded page skeleton (src/report/html/page/page.html, or
 // diff_page.html for a comparison) with the style sheet, the scripts and the data blob put in
 // place of its {{…}} markers.
-#include "report/html_report.hpp"
+#include "report/html/report.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,11 +9,11 @@
 
 #include "analysis/steady_steps.hpp"
 #include "report/diff_report.hpp"
-#include "report/html_assets.hpp"
-#include "report/html_findings.hpp"
-#include "report/html_roofline.hpp"
-#include "report/html_summary.hpp"
-#include "report/html_timeline.hpp"
+#include "report/html/assets.hpp"
+#include "report/html/findings.hpp"
+#include "report/html/roofline.hpp"
+#include "report/html/summary.hpp"
+#include "report/html/timeline.hpp"
 
 namespace whyslow {
 namespace report {

@@ -1,4 +1,4 @@
-// The timeline's data: the lanes, events and flows of the JSON blob (html_timeline.cpp) in typed
+// The timeline's data: the lanes, events and flows of the JSON blob (src/report/html/timeline.cpp) in typed
 // arrays, with per-row indexes that find the events in view by binary search.
 
 const KERNEL_CLASSES = new Set(["gemm", "conv", "attention", "elementwise", "reduction", "communication",
