@@ -214,12 +214,12 @@ class Timeline {
       for (const [a, b] of f.shade) {
         const xa = this.x(a), xb = this.x(b);
         if (xb < LABEL_W || xa > this.w) continue;
-        ctx.globalAlpha = active ? 0.16 : f.id === "cold_start" ? 0.10 : 0.05;
+        ctx.globalAlpha = active ? 0.16 : f.shade_strong ? 0.10 : 0.05;
         ctx.fillStyle = SEVERITY_COLORS[f.severity];
         ctx.fillRect(xa, HEADER_H, Math.max(1, xb - xa), this.h);
       }
-      // Sync waits: a band across the GPU lanes, so the GPU work that ran meanwhile stands out.
-      if (f.id === "sync_wait" || f.id === "host_sync_in_loop") {
+      // Waits: a band across the GPU lanes, so the GPU work that ran meanwhile stands out.
+      if (f.marks_are_waits) {
         ctx.globalAlpha = active ? 0.16 : 0.08;
         ctx.fillStyle = SEVERITY_COLORS.warning;
         for (const e of f.mark) {
