@@ -11,6 +11,7 @@
 #include "report/diff_report.hpp"
 #include "report/html/assets.hpp"
 #include "report/html/findings.hpp"
+#include "report/html/page_schema.hpp"
 #include "report/html/roofline.hpp"
 #include "report/html/summary.hpp"
 #include "report/html/timeline.hpp"
@@ -27,7 +28,8 @@ std::string_view html_asset(std::string_view name) {
 namespace {
 
 // The scripts in the order they define things: helpers and the timeline before the pages that
-// use them, start.js (which reads the data and draws the page) last.
+// use them, start.js (which reads the data and draws the page) last. The data layout's constants
+// (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
 constexpr std::string_view kScripts[] = {"util.js",  "timeline_model.js", "timeline.js", "charts.js",
                                          "page.js",  "diff.js",           "start.js"};
 
@@ -67,7 +69,7 @@ class PageFiller {
 };
 
 std::string page(std::string_view skeleton, const std::string& title, std::string data) {
-  std::string scripts;
+  std::string scripts = "\"use strict\";\n" + page_schema::page_schema_script();  // strict: the first statement
   for (std::string_view name : kScripts) scripts.append(html_asset(name)).append("\n");
   return PageFiller(html_asset(skeleton))
       .fill("{{title}}", escape_html(title))

@@ -454,11 +454,11 @@ class Timeline {
     // Steps.
     const cold = this.D.cold_step;
     this.D.steps.forEach((s, i) => {
-      const xa = this.x(s[1]), xb = this.x(s[1] + s[2]);
+      const xa = this.x(s[ST.START]), xb = this.x(s[ST.START] + s[ST.DURATION]);
       if (xb < LABEL_W || xa > W) return;
       ctx.fillStyle = i === cold ? "#f0b3b3" : i % 2 ? "#d5dde8" : "#c5d0de";
       ctx.fillRect(xa, AXIS_H + 1, Math.max(1, xb - xa - 1), STEPS_H - 3);
-      const label = xb - xa > 110 ? s[0] + (i === cold ? " (cold start)" : "") : xb - xa > 34 ? "#" + s[0].replace(/^\D*/, "") : "";
+      const label = xb - xa > 110 ? s[ST.NAME] + (i === cold ? " (cold start)" : "") : xb - xa > 34 ? "#" + s[ST.NAME].replace(/^\D*/, "") : "";
       if (label) {
         ctx.fillStyle = i === cold ? "#8e1b1b" : "#34404f";
         ctx.fillText(label, Math.max(xa, LABEL_W) + 3, AXIS_H + STEPS_H / 2);
@@ -477,7 +477,7 @@ class Timeline {
     const t = this.t(px);
     if (py < HEADER_H) {
       if (px < LABEL_W) return null;
-      const i = this.D.steps.findIndex(s => t >= s[1] && t <= s[1] + s[2]);
+      const i = this.D.steps.findIndex(s => t >= s[ST.START] && t <= s[ST.START] + s[ST.DURATION]);
       return i >= 0 ? { step: i } : null;
     }
     const li = this.m.lanes.findIndex((lane, i) => py >= this.laneY(i) && py < this.laneY(i) + this.laneHeight(lane));
@@ -504,11 +504,11 @@ class Timeline {
     const m = this.m;
     if (h.step !== undefined) {
       const s = this.D.steps[h.step];
-      return `<b>${escapeHtml(s[0])}</b>${h.step === this.D.cold_step ? " — cold start" : ""}<br>` +
-        `<span class=k>start</span> ${fmtOffset(s[1])} · <span class=k>duration</span> ${fmtDur(s[2])}<br>` +
-        `<span class=k>CPU</span> ${fmtDur(s[3])} · <span class=k>sync wait</span> ${fmtDur(s[4])} · ` +
-        `<span class=k>GPU busy</span> ${fmtDur(s[5])}<br><span class=k>kernels</span> ${fmtCount(s[6])} · ` +
-        `<span class=k>launches</span> ${fmtCount(s[7])}`;
+      return `<b>${escapeHtml(s[ST.NAME])}</b>${h.step === this.D.cold_step ? " — cold start" : ""}<br>` +
+        `<span class=k>start</span> ${fmtOffset(s[ST.START])} · <span class=k>duration</span> ${fmtDur(s[ST.DURATION])}<br>` +
+        `<span class=k>CPU</span> ${fmtDur(s[ST.CPU])} · <span class=k>sync wait</span> ${fmtDur(s[ST.SYNC_WAIT])} · ` +
+        `<span class=k>GPU busy</span> ${fmtDur(s[ST.GPU_BUSY])}<br><span class=k>kernels</span> ${fmtCount(s[ST.KERNELS])} · ` +
+        `<span class=k>launches</span> ${fmtCount(s[ST.LAUNCHES])}`;
     }
     if (h.lane !== undefined) {
       const lane = m.lanes[h.lane];
@@ -532,11 +532,11 @@ class Timeline {
     const d = m.detail[e];
     if (d > 0) {
       const g = m.gpuDetails[d - 1], parts = [];
-      if (g[0] >= 0) parts.push(`<span class=k>grid</span> [${g.slice(0, 3).join(", ")}] <span class=k>block</span> [${g.slice(3, 6).join(", ")}]`);
-      if (g[6] >= 0) parts.push(`<span class=k>registers</span> ${g[6]}`);
-      if (g[7] >= 0) parts.push(`<span class=k>shared memory</span> ${fmtBytes(g[7])}`);
-      if (g[8] >= 0) parts.push(`<span class=k>bytes</span> ${fmtBytes(g[8])}` +
-        (m.dur[e] > 0 ? ` (${sig3(g[8] / m.dur[e])} GB/s)` : ""));
+      if (g[GD.GRID_X] >= 0) parts.push(`<span class=k>grid</span> [${g.slice(GD.GRID_X, GD.GRID_Z + 1).join(", ")}] <span class=k>block</span> [${g.slice(GD.BLOCK_X, GD.BLOCK_Z + 1).join(", ")}]`);
+      if (g[GD.REGISTERS] >= 0) parts.push(`<span class=k>registers</span> ${g[GD.REGISTERS]}`);
+      if (g[GD.SHARED_MEMORY] >= 0) parts.push(`<span class=k>shared memory</span> ${fmtBytes(g[GD.SHARED_MEMORY])}`);
+      if (g[GD.BYTES] >= 0) parts.push(`<span class=k>bytes</span> ${fmtBytes(g[GD.BYTES])}` +
+        (m.dur[e] > 0 ? ` (${sig3(g[GD.BYTES] / m.dur[e])} GB/s)` : ""));
       if (parts.length) out.push(parts.join(" · "));
     } else if (d < 0) {
       const [dims, types] = m.shapes[-d - 1];
@@ -604,7 +604,7 @@ class Timeline {
       c.classList.remove("dragging");
       if (!drag.moved && ev.target === c) {
         const h = this.hit(drag.px, drag.py);
-        if (h && h.step !== undefined) this.focus(this.D.steps[h.step][1], this.D.steps[h.step][1] + this.D.steps[h.step][2]);
+        if (h && h.step !== undefined) this.focus(this.D.steps[h.step][ST.START], this.D.steps[h.step][ST.START] + this.D.steps[h.step][ST.DURATION]);
         else if (h && h.lane !== undefined) this.toggleLane(h.lane);
         else this.select(h && h.event !== undefined ? h.event : -1);
       }

@@ -1,4 +1,3 @@
-"use strict";
 // Shared helpers: time and size formatting (three significant digits, like the text report),
 // colours of the event classes and findings, DOM building.
 
@@ -11,6 +10,8 @@ const CLASS_COLORS = {
   copy_other: "#a8825f", memset: "#7f7f7f", gpu_sync: "#c7c7c7", other: "#aaaaaa",
 };
 const SEVERITY_COLORS = { critical: "#c62828", warning: "#e07b00", info: "#1f6fb2" };
+// Short names for the data's tuple layouts (SCHEMA comes from src/report/html/page_schema.hpp).
+const ST = SCHEMA.STEP, GD = SCHEMA.GPU_DETAIL;
 
 function sig3(x) {
   if (x >= 100) return Math.round(x).toString();
