@@ -125,6 +125,19 @@ TEST(HtmlSchema, ScriptsHoldNoLayoutNumbersOfTheirOwn) {
   EXPECT_GE(scripts, 5u);
 }
 
+// The page carries every script asset (a file left out of the script list would be dropped
+// without a word), once.
+TEST(HtmlSchema, EveryScriptIsOnThePage) {
+  Page p;
+  for (size_t i = 0; i < report::kHtmlAssetCount; ++i) {
+    const report::HtmlAsset& a = report::kHtmlAssets[i];
+    if (!a.name.ends_with(".js")) continue;
+    const size_t at = p.html.find(a.text);
+    EXPECT_NE(at, std::string::npos) << a.name;
+    EXPECT_EQ(p.html.find(a.text, at + 1), std::string::npos) << a.name << " twice";
+  }
+}
+
 // Every draw class has a colour on the page.
 TEST(HtmlSchema, EveryDrawClassHasAColour) {
   const std::string util(report::html_asset("util.js"));

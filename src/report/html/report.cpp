@@ -30,8 +30,10 @@ namespace {
 // The scripts in the order they define things: helpers and the timeline before the pages that
 // use them, start.js (which reads the data and draws the page) last. The data layout's constants
 // (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
-constexpr std::string_view kScripts[] = {"util.js",  "timeline_model.js", "timeline.js", "charts.js",
-                                         "page.js",  "diff.js",           "start.js"};
+constexpr std::string_view kScripts[] = {
+    "util.js",           "timeline_model.js", "timeline_viewport.js", "timeline_draw.js", "timeline_hit.js",
+    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "page.js",
+    "diff.js",           "start.js"};
 
 std::string escape_html(std::string_view s) {
   std::string out;
