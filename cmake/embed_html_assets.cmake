@@ -1,5 +1,5 @@
 # Writes OUTPUT, a C++ file holding every file of ASSET_DIR as a raw string literal
-# (report/html_assets.hpp), so the whyslow binary can write the HTML report with no files beside it.
+# (report/html/assets.hpp), so the whyslow binary can write the HTML report with no files beside it.
 # Run at build time: `cmake -DASSET_DIR=… -DOUTPUT=… -P embed_html_assets.cmake`.
 file(GLOB assets "${ASSET_DIR}/*")
 list(SORT assets)
@@ -13,8 +13,8 @@ foreach(path IN LISTS assets)
   string(APPEND table "    {\"${name}\", R\"whyslow_asset(${text})whyslow_asset\"},\n")
 endforeach()
 file(WRITE "${OUTPUT}.new"
-"// Generated from src/report/html/ by cmake/embed_html_assets.cmake: edit those files, not this one.
-#include \"report/html_assets.hpp\"
+"// Generated from src/report/html/page/ by cmake/embed_html_assets.cmake: edit those files, not this one.
+#include \"report/html/assets.hpp\"
 
 namespace whyslow::report {
 

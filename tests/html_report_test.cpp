@@ -18,7 +18,8 @@
 #include "loader_test_util.hpp"
 #include "diff/diff.hpp"
 #include "report/json/json_report.hpp"
-#include "report/html_report.hpp"
+#include "report/html/page_schema.hpp"
+#include "report/html/report.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -59,7 +60,7 @@ struct Blob {
     for (auto c : root["classes"].get_array()) class_key.emplace_back(std::string_view(c.at(0).get_string()));
     size_t n = 0;
     for (auto lane : root["lanes"].get_array())
-      for (auto c : lane["c"].get_array()) n += keys.count(class_key[static_cast<size_t>(int64_t(c) & 31)]);
+      for (auto c : lane["c"].get_array()) n += keys.count(class_key[static_cast<size_t>(int64_t(c) & report::page_schema::kClassMask)]);
     return n;
   }
 };
@@ -185,7 +186,7 @@ TEST(HtmlReport, ComparisonPageCarriesTheDiffAndATypicalStepOfEach) {
       auto classes = lane["c"].get_array();
       for (size_t i = 0; i < starts.size(); ++i) {
         t += int64_t(starts.at(i));
-        const std::string_view cls = one.root["classes"].at(static_cast<size_t>(int64_t(classes.at(i)) & 31)).at(0);
+        const std::string_view cls = one.root["classes"].at(static_cast<size_t>(int64_t(classes.at(i)) & report::page_schema::kClassMask)).at(0);
         if (kKernelClasses.count(std::string(cls)) && t >= int64_t(focus["start"]) && t <= int64_t(focus["end"])) ++kernels;
       }
     }

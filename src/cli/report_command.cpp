@@ -3,7 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/pipeline.hpp"
-#include "report/html_report.hpp"
+#include "report/html/report.hpp"
 
 namespace whyslow::cli {
 

@@ -4,6 +4,7 @@
 
 #include "common/units.hpp"
 
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -54,6 +55,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_fp32_matmul(t, f, out);
   rule_unfused_elementwise(t, f, out);
   for (Finding& x : out) cap_by_cost(x, f);
+  for (Finding& x : out) highlight_named_events(t, x);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     return a.impact_ns > b.impact_ns;

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/facts.hpp"
@@ -49,6 +50,22 @@ struct EventRef {
   std::string role;  // "slowest step", "longest wait", …
 };
 
+// What a timeline (the HTML report) draws for a finding, by role, so that no renderer needs to
+// know what a finding means. Filled by the rules (src/explain/highlights.hpp has the shared
+// helpers and the caps); explain() adds the events each finding names (`Finding::events`).
+enum class ShadeEmphasis : uint8_t {
+  Faint,   // context for the finding (a typical step)
+  Strong,  // the finding's subject (the cold-start step)
+};
+struct Highlights {
+  std::vector<EventId> mark;                        // outlined: the events that show the finding
+  std::vector<EventId> cover;                       // dashed: GPU work that ran while the CPU waited
+  std::vector<std::pair<EventId, EventId>> queue;   // launch call → the GPU work it queued (delay drawn)
+  std::vector<std::pair<int64_t, int64_t>> shade;   // [start, end) ns, shaded across every lane
+  ShadeEmphasis shade_emphasis = ShadeEmphasis::Faint;
+  bool marks_are_waits = false;  // the marked events block the CPU: shade the GPU lanes under them
+};
+
 struct Finding {
   FindingId id;
   Severity severity = Severity::Info;
@@ -61,6 +78,7 @@ struct Finding {
   // What impact_ns is a part of: a step, for findings that measure per step; 0: the trace window.
   // explain() keeps a finding that costs under 1 % of it at info.
   int64_t impact_basis_ns = 0;
+  Highlights highlights;
 };
 
 // A finding of this id at its catalog severity, the rest to be filled by the rule.

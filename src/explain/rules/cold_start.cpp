@@ -60,6 +60,7 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
     x.evidence = {us("step_us", c.step_ns), us("typical_step_us", c.typical_step_ns), ratio("ratio", r),
                   us("explained_us", explained)};
     x.events.push_back({s.event, "slow step"});
+    x.highlights.shade_emphasis = ShadeEmphasis::Strong;
     x.impact_ns = c.step_ns - c.typical_step_ns;
   } else {
     x.severity = Severity::Warning;

@@ -4,13 +4,15 @@
 // itself happened inside the profiled window.
 #include <fmt/core.h>
 
+#include "analysis/event_names.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
 
-void rule_compiled_region(const Trace&, const Facts& f, std::vector<Finding>& out) {
+void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const CompileFacts& c = f.compile;
   if (c.compiled_regions == 0 && c.graph_calls == 0 && c.triton_kernels == 0) return;
   const uint64_t calls = std::max<uint64_t>(1, c.compiled_regions);
@@ -53,6 +55,8 @@ void rule_compiled_region(const Trace&, const Facts& f, std::vector<Finding>& ou
                 "mode=\"reduce-overhead\" (CUDA graphs) removes most of it.",
                 "Find graph breaks with TORCH_LOGS=graph_breaks or torch._dynamo.explain(fn)(*args).",
                 "Compare against the eager trace with `whyslow diff` to see whether compile paid."};
+  for (EventId e = 0; e < t.size(); ++e)  // the compiled regions themselves
+    if (t.kind[e] == EventKind::UserAnnotation && is_compiled_region(t.name_of(e))) add_mark(x.highlights, e);
   x.impact_ns = c.compile_ns + c.wrapper_ns;
   out.push_back(std::move(x));
 }

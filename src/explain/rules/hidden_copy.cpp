@@ -7,6 +7,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -65,6 +66,7 @@ void rule_hidden_copy(const Trace& t, const Facts& f, std::vector<Finding>& out)
   x.try_next = {"For a bias add, pass a 1-D contiguous bias of the output's dtype (x @ w + b, or F.linear) so "
                 "cuBLASLt can fuse it as an epilogue.",
                 "With torch.compile, check the generated code for the extern addmm: a (N, N) input forces the copy."};
+  for (const CopyRow& c : f.copies.device_to_device) add_mark(x.highlights, c.event);
   x.impact_ns = ns;
   out.push_back(std::move(x));
 }

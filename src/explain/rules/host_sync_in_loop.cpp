@@ -7,6 +7,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -71,6 +72,7 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
   std::vector<SyncCall> sorted = s.calls;
   std::sort(sorted.begin(), sorted.end(), [](const SyncCall& a, const SyncCall& b) { return a.wait_ns > b.wait_ns; });
   for (size_t i = 0; i < sorted.size() && i < 3; ++i) x.events.push_back({sorted[i].event, "host sync"});
+  highlight_waits(t, s, x.highlights);
   x.try_next = {"Keep values on the GPU inside the loop: accumulate into a GPU tensor and read it once per step.",
                 "Replace data-dependent Python control flow with tensor ops (torch.where, masking).",
                 "If a value is only logged, log it every N steps, or copy it with non_blocking=True into pinned "

@@ -5,6 +5,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -15,6 +16,8 @@ constexpr size_t kMinLaunches = 3;
 // A lag under 50 µs is launch latency (the call itself plus the driver, ~5–20 µs), not a queue;
 // the lag is worth explaining once the longest one exceeds it.
 constexpr int64_t kVisibleLagNs = 50'000;
+// The longest queue delays a timeline draws: the worst cases, not every launch.
+constexpr size_t kMaxQueuePairs = 50;
 
 }  // namespace
 
@@ -47,6 +50,7 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
     if (t.launch_link[l.max_delay_kernel] != kNoEvent)
       x.events.push_back({t.launch_link[l.max_delay_kernel], "its launch call"});
   }
+  x.highlights.queue = longest_queue_delays(t, kMaxQueuePairs);
   x.try_next = {"Nothing to fix by itself: read it as where the GPU timeline is relative to the CPU timeline.",
                 "If the CPU later blocks in a synchronize, that wait is this queue draining (see sync_wait)."};
   x.impact_ns = 0;

@@ -5,6 +5,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -52,6 +53,10 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
     x.evidence.push_back({"bandwidth", bandwidth / 1e9, "GB/s"});
   }
   x.events.push_back({slowest, "slowest pageable copy"});
+  for (const CopyRow& c : copies) {  // each copy and the call that issued it
+    add_mark(x.highlights, c.event);
+    add_mark(x.highlights, t.launch_link[c.event]);
+  }
   x.try_next = {"Allocate host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
                 "non_blocking=True: faster, and the CPU does not wait.",
                 "Reuse one pinned buffer for repeated transfers instead of pinning per step."};

@@ -4,6 +4,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -21,6 +22,7 @@ void rule_profiler_artifact(const Trace&, const Facts& f, std::vector<Finding>& 
   for (size_t i = 0; i < p.events.size() && i < 3; ++i) x.events.push_back({p.events[i], "profiler overhead"});
   x.try_next = {"Ignore these gaps when reading the timeline; profile fewer steps or with fewer options "
                 "(record_shapes, with_stack) if they distort short steps."};
+  for (EventId e : p.events) add_mark(x.highlights, e);
   x.impact_ns = 0;
   out.push_back(std::move(x));
 }

@@ -7,6 +7,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -50,6 +51,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                 us("gpu_busy_during_waits_us", s.total_gpu_busy_ns), percent("gpu_busy_during_waits_pct", busy),
                 count("calls", s.calls.size())};
   x.events.push_back({longest.event, "longest wait"});
+  highlight_waits(t, s, x.highlights);
   x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "
                 "that were added for timing.",
                 "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",

@@ -12,7 +12,7 @@ namespace {
 using report::JsonWriter;
 using Layout = JsonWriter::Layout;
 
-// {"data_loading": µs, …}: every category, in the order of docs/JSON.md, zeros included.
+// {category: µs, …}: every CPU-time category, in the order of docs/JSON.md, zeros included.
 void write_cpu_breakdown(JsonWriter& w, const CpuBreakdown& b) {
   w.key("cpu_breakdown_us").begin_object(Layout::Inline);
   for (size_t c = 0; c < kCpuCategories; ++c) w.key(to_string(static_cast<CpuCategory>(c))).microseconds(b[c]);

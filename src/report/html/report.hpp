@@ -1,7 +1,7 @@
 // `whyslow report`: one self-contained HTML page (no network: styles, scripts and data inline)
 // with the findings, a zoomable timeline of the CPU and GPU lanes with the findings marked on it,
 // and charts of the steps, kernels and annotations. The data comes from here as one JSON blob
-// (html_summary, html_timeline, html_findings); the page's script (src/report/html/) draws it.
+// (html/summary, html/timeline, html/findings); the page's scripts (src/report/html/page/) draw it.
 // A second trace makes it a comparison page, built on `whyslow diff` (src/diff/).
 #pragma once
 

@@ -78,14 +78,14 @@ function renderCoverage(D) {
       "the outlier and steady-state steps and the events behind the findings (green under the axis), and every event " +
       "long enough to show at full zoom. Elsewhere it draws a per-pixel summary (paler). For every event, open the " +
       "trace in Perfetto (whyslow annotate adds the findings to it).";
-  if (D.hidden_deep > 0) text += ` ${fmtCount(D.hidden_deep)} events nested deeper than 32 levels are not drawn.`;
+  if (D.hidden_deep > 0) text += ` ${fmtCount(D.hidden_deep)} events nested deeper than ${SCHEMA.MAX_LANE_ROWS} levels are not drawn.`;
   note.textContent = text;
 }
 
 function renderCharts(D, timeline) {
   const pick = i => {
     const s = D.steps[i];
-    timeline.focus(s[1], s[1] + s[2]);
+    timeline.focus(s[ST.START], s[ST.START] + s[ST.DURATION]);
     document.getElementById("timeline-section").scrollIntoView({ block: "start" });
   };
   const log = stepChart(document.getElementById("chart-steps"), D.steps, D.cold_step, pick);

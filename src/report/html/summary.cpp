@@ -1,7 +1,10 @@
-#include "report/html_summary.hpp"
+#include "report/html/summary.hpp"
+
+#include <array>
 
 #include "report/format.hpp"
-#include "report/html_event_class.hpp"
+#include "report/html/event_class.hpp"
+#include "report/html/page_schema.hpp"
 #include "report/json/schema.hpp"
 
 namespace whyslow::report {
@@ -31,11 +34,21 @@ void write_meta(CompactJson& w, const Trace& t, const Facts& f, const Selection&
 
 void write_steps(CompactJson& w, const Facts& f) {
   const int64_t t0 = f.window.start_ns;
-  // [name, start, duration, cpu, sync wait, gpu busy, kernels, launches]
-  w.key("steps").begin_array();
+  using page_schema::at;
+  using page_schema::StepField;
+  w.key("steps").begin_array();  // StepField tuples: the name, then the numbers
   for (const StepFacts& s : f.steps) {
-    w.begin_array().string(s.name).integer(s.start_ns - t0).integer(s.duration_ns).integer(s.cpu_ns);
-    w.integer(s.sync_wait_ns).integer(s.gpu_busy_ns).integer(s.kernels).integer(s.launches).end_array();
+    std::array<int64_t, at(StepField::Count)> v{};
+    v[at(StepField::Start)] = s.start_ns - t0;
+    v[at(StepField::Duration)] = s.duration_ns;
+    v[at(StepField::Cpu)] = s.cpu_ns;
+    v[at(StepField::SyncWait)] = s.sync_wait_ns;
+    v[at(StepField::GpuBusy)] = s.gpu_busy_ns;
+    v[at(StepField::Kernels)] = static_cast<int64_t>(s.kernels);
+    v[at(StepField::Launches)] = static_cast<int64_t>(s.launches);
+    w.begin_array().string(s.name);
+    for (size_t i = at(StepField::Name) + 1; i < v.size(); ++i) w.integer(v[i]);
+    w.end_array();
   }
   w.end_array();
   w.key("cold_step").integer(f.cold_start.step_index);

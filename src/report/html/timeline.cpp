@@ -1,14 +1,20 @@
-#include "report/html_timeline.hpp"
+#include "report/html/timeline.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <map>
 
-#include "report/html_event_class.hpp"
+#include "report/html/event_class.hpp"
+#include "report/html/page_schema.hpp"
 
 namespace whyslow::report {
 namespace {
+
+using page_schema::at;
+using page_schema::GpuDetailField;
+using page_schema::LaneColumn;
+using page_schema::OverviewField;
 
 // Lanes in the order people read a trace: CPU threads (by process, busiest thread first),
 // then GPU streams (by device and stream), then anything else.
@@ -35,6 +41,8 @@ std::vector<TrackId> lane_order(const Trace& t, const std::vector<uint32_t>& dra
 std::string_view lane_kind(TrackKind k) {
   return k == TrackKind::Cpu ? "cpu" : k == TrackKind::Gpu ? "gpu" : "other";
 }
+
+using DetailTuple = std::array<int64_t, at(GpuDetailField::Count)>;  // a gpu_details entry
 
 // Per-pixel summary of the events of one lane that were not embedded: for each (row, bucket),
 // how much of the bucket they cover, how many there are, and the class of the longest.
@@ -83,8 +91,16 @@ class Encoder {
     if (d == UINT32_MAX) return 0;
     if (is_gpu_activity(t_.kind[e])) {
       const GpuDetail& g = t_.gpu_detail[d];
-      const std::array<int64_t, 9> key{g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],
-                                       g.block[2], g.registers, g.shared_memory, g.bytes};
+      DetailTuple key{};
+      key[at(GpuDetailField::GridX)] = g.grid[0];
+      key[at(GpuDetailField::GridY)] = g.grid[1];
+      key[at(GpuDetailField::GridZ)] = g.grid[2];
+      key[at(GpuDetailField::BlockX)] = g.block[0];
+      key[at(GpuDetailField::BlockY)] = g.block[1];
+      key[at(GpuDetailField::BlockZ)] = g.block[2];
+      key[at(GpuDetailField::Registers)] = g.registers;
+      key[at(GpuDetailField::SharedMemory)] = g.shared_memory;
+      key[at(GpuDetailField::Bytes)] = g.bytes;
       if (g.grid[0] < 0 && g.registers < 0 && g.shared_memory < 0 && g.bytes < 0) return 0;
       auto [it, added] = gpu_details_.try_emplace(key, static_cast<int64_t>(gpu_details_.size()));
       return it->second + 1;
@@ -162,26 +178,30 @@ class Encoder {
       prev = start;
       durs.push_back(t_.dur_ns[e]);
       names.push_back(string_id(t_.name[e]));
-      classes.push_back(static_cast<int64_t>(cls) + 32 * row);
+      classes.push_back(page_schema::pack_class_row(cls, row));
       details.push_back(detail_of(e));
     }
     w.begin_object();
     w.key("name").string(name);
     w.key("kind").string(lane_kind(tr.kind));
     w.key("rows").integer(rows);
-    w.key("s").integers(starts);
-    w.key("d").integers(durs);
-    w.key("n").integers(names);
-    w.key("c").integers(classes);
-    w.key("x").integers(details);
-    // Overview: flat [row, bucket, coverage 1-100 %, class, count, …].
-    w.key("o").begin_array();
+    w.key(page_schema::key(LaneColumn::Start)).integers(starts);
+    w.key(page_schema::key(LaneColumn::Duration)).integers(durs);
+    w.key(page_schema::key(LaneColumn::Name)).integers(names);
+    w.key(page_schema::key(LaneColumn::ClassRow)).integers(classes);
+    w.key(page_schema::key(LaneColumn::Detail)).integers(details);
+    // Overview: flat OverviewField tuples, one per (row, bucket) with events.
+    w.key(page_schema::key(LaneColumn::Overview)).begin_array();
     for (size_t i = 0; i < overview_.size(); ++i) {
       const Bucket& b = overview_[i];
       if (b.count == 0) continue;
-      const int64_t pct = std::clamp<int64_t>((100 * b.busy_ns + bucket_ns_ - 1) / bucket_ns_, 1, 100);
-      w.integer(static_cast<int64_t>(i) / kOverviewBuckets).integer(static_cast<int64_t>(i) % kOverviewBuckets);
-      w.integer(pct).integer(static_cast<int64_t>(b.cls)).integer(b.count);
+      std::array<int64_t, at(OverviewField::Stride)> cell{};
+      cell[at(OverviewField::Row)] = static_cast<int64_t>(i) / kOverviewBuckets;
+      cell[at(OverviewField::Bucket)] = static_cast<int64_t>(i) % kOverviewBuckets;
+      cell[at(OverviewField::Percent)] = std::clamp<int64_t>((100 * b.busy_ns + bucket_ns_ - 1) / bucket_ns_, 1, 100);
+      cell[at(OverviewField::Class)] = static_cast<int64_t>(b.cls);
+      cell[at(OverviewField::Count)] = b.count;
+      for (int64_t v : cell) w.integer(v);
     }
     w.end_array();
     w.end_object();
@@ -205,9 +225,9 @@ class Encoder {
     w.key("strings").begin_array();
     for (std::string_view s : strings_) w.string(s);
     w.end_array();
-    std::vector<const std::array<int64_t, 9>*> gpu(gpu_details_.size());
+    std::vector<const DetailTuple*> gpu(gpu_details_.size());
     for (const auto& [key, id] : gpu_details_) gpu[static_cast<size_t>(id)] = &key;
-    w.key("gpu_details").begin_array();  // [grid x,y,z, block x,y,z, registers, shared memory, bytes]; -1 unknown
+    w.key("gpu_details").begin_array();  // GpuDetailField tuples; -1 unknown
     for (const auto* key : gpu) w.integers(*key);
     w.end_array();
     std::vector<std::pair<int32_t, int32_t>> shapes(shapes_.size());
@@ -241,7 +261,7 @@ class Encoder {
   std::vector<int32_t> string_of_;      // NameId → index into strings_, -1 when not written yet
   int32_t unnamed_ = -1;
   std::vector<std::string_view> strings_;
-  std::map<std::array<int64_t, 9>, int64_t> gpu_details_;
+  std::map<DetailTuple, int64_t> gpu_details_;
   std::map<std::pair<int32_t, int32_t>, int64_t> shapes_;
   size_t hidden_deep_ = 0;
 };

@@ -1,4 +1,4 @@
-#include "report/html_selection.hpp"
+#include "report/html/selection.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "analysis/facts.hpp"
-#include "report/html_json.hpp"
+#include "report/html/json.hpp"
 
 namespace whyslow::report {
 

@@ -12,9 +12,9 @@ function stepChart(container, steps, coldStep, onPick) {
     return false;
   }
   const H = 250, L = 66, R = 12, T = 26, B = 30, n = steps.length;
-  const values = steps.flatMap(s => [s[2], s[3], s[5]]).filter(v => v > 0);
+  const values = steps.flatMap(s => [s[ST.DURATION], s[ST.CPU], s[ST.GPU_BUSY]]).filter(v => v > 0);
   const max = Math.max(1, ...values);
-  const sorted = steps.map(s => s[2]).sort((a, b) => a - b), median = Math.max(1, sorted[sorted.length >> 1]);
+  const sorted = steps.map(s => s[ST.DURATION]).sort((a, b) => a - b), median = Math.max(1, sorted[sorted.length >> 1]);
   const log = max / median > 20;
   const lo = log ? Math.pow(10, Math.floor(Math.log10(Math.max(1, Math.min(...values))))) : 0;
   const plotH = H - T - B;
@@ -43,18 +43,18 @@ function stepChart(container, steps, coldStep, onPick) {
         root.append(svg("rect", { x: x0 + slot * 0.08 + j * w, y: y(s[k]), width: Math.max(1, w - 1), height: Math.max(0, T + plotH - y(s[k])), fill: c }));
       });
     } else {
-      root.append(svg("rect", { x: x0, y: y(s[2]), width: Math.max(0.5, slot * 0.9), height: Math.max(0, T + plotH - y(s[2])), fill: cold ? "#e15759" : "#b9c2cc" }));
-      root.append(svg("rect", { x: x0 + slot * 0.2, y: y(s[3]), width: Math.max(0.5, slot * 0.5), height: Math.max(0, T + plotH - y(s[3])), fill: "#4e79a7" }));
-      root.append(svg("rect", { x: x0, y: y(s[5]) - 1, width: Math.max(0.5, slot * 0.9), height: 2, fill: "#2e9e44" }));
+      root.append(svg("rect", { x: x0, y: y(s[ST.DURATION]), width: Math.max(0.5, slot * 0.9), height: Math.max(0, T + plotH - y(s[ST.DURATION])), fill: cold ? "#e15759" : "#b9c2cc" }));
+      root.append(svg("rect", { x: x0 + slot * 0.2, y: y(s[ST.CPU]), width: Math.max(0.5, slot * 0.5), height: Math.max(0, T + plotH - y(s[ST.CPU])), fill: "#4e79a7" }));
+      root.append(svg("rect", { x: x0, y: y(s[ST.GPU_BUSY]) - 1, width: Math.max(0.5, slot * 0.9), height: 2, fill: "#2e9e44" }));
     }
-    const tip = `${s[0]}${cold ? " (cold start)" : ""}\nduration ${fmtDur(s[2])}\nCPU ${fmtDur(s[3])} · sync wait ${fmtDur(s[4])}\n` +
-      `GPU busy ${fmtDur(s[5])}\n${fmtCount(s[6])} kernels, ${fmtCount(s[7])} launches\nclick: show it on the timeline`;
+    const tip = `${s[ST.NAME]}${cold ? " (cold start)" : ""}\nduration ${fmtDur(s[ST.DURATION])}\nCPU ${fmtDur(s[ST.CPU])} · sync wait ${fmtDur(s[ST.SYNC_WAIT])}\n` +
+      `GPU busy ${fmtDur(s[ST.GPU_BUSY])}\n${fmtCount(s[ST.KERNELS])} kernels, ${fmtCount(s[ST.LAUNCHES])} launches\nclick: show it on the timeline`;
     root.append(svg("rect", { class: "slot", x: x0, y: T, width: slot, height: plotH, onclick: () => onPick(i) }, svg("title", {}, tip)));
   });
   // Step labels, thinned out so they do not overlap.
   const every = Math.max(1, Math.ceil(46 / slot));
   for (let i = 0; i < n; i += every)
-    root.append(svg("text", { x: L + (i + 0.5) * slot, y: H - B + 16, "text-anchor": "middle", class: "muted" }, "#" + steps[i][0].replace(/^\D*/, "")));
+    root.append(svg("text", { x: L + (i + 0.5) * slot, y: H - B + 16, "text-anchor": "middle", class: "muted" }, "#" + steps[i][ST.NAME].replace(/^\D*/, "")));
   // Legend.
   series.forEach(([name, color], j) => {
     const x = CHART_W - R - 260 + j * 90;

@@ -1,7 +1,7 @@
-// Assembles the report pages: an embedded page skeleton (src/report/html/page.html, or
+// Assembles the report pages: an embedded page skeleton (src/report/html/page/page.html, or
 // diff_page.html for a comparison) with the style sheet, the scripts and the data blob put in
 // place of its {{…}} markers.
-#include "report/html_report.hpp"
+#include "report/html/report.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,11 +9,12 @@
 
 #include "analysis/steady_steps.hpp"
 #include "report/json/json_report.hpp"
-#include "report/html_assets.hpp"
-#include "report/html_findings.hpp"
-#include "report/html_roofline.hpp"
-#include "report/html_summary.hpp"
-#include "report/html_timeline.hpp"
+#include "report/html/assets.hpp"
+#include "report/html/findings.hpp"
+#include "report/html/page_schema.hpp"
+#include "report/html/roofline.hpp"
+#include "report/html/summary.hpp"
+#include "report/html/timeline.hpp"
 
 namespace whyslow {
 namespace report {
@@ -27,9 +28,12 @@ std::string_view html_asset(std::string_view name) {
 namespace {
 
 // The scripts in the order they define things: helpers and the timeline before the pages that
-// use them, start.js (which reads the data and draws the page) last.
-constexpr std::string_view kScripts[] = {"util.js",  "timeline_model.js", "timeline.js", "charts.js",
-                                         "page.js",  "diff.js",           "start.js"};
+// use them, start.js (which reads the data and draws the page) last. The data layout's constants
+// (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
+constexpr std::string_view kScripts[] = {
+    "util.js",           "timeline_model.js", "timeline_viewport.js", "timeline_draw.js", "timeline_hit.js",
+    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "page.js",
+    "diff.js",           "start.js"};
 
 std::string escape_html(std::string_view s) {
   std::string out;
@@ -67,7 +71,7 @@ class PageFiller {
 };
 
 std::string page(std::string_view skeleton, const std::string& title, std::string data) {
-  std::string scripts;
+  std::string scripts = "\"use strict\";\n" + page_schema::page_schema_script();  // strict: the first statement
   for (std::string_view name : kScripts) scripts.append(html_asset(name)).append("\n");
   return PageFiller(html_asset(skeleton))
       .fill("{{title}}", escape_html(title))

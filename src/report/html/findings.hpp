@@ -1,14 +1,14 @@
 // The findings part of the HTML report's data: each finding as `explain --json` states it, plus
-// what the page marks on the timeline for it: spans to shade (the cold-start step), events to
-// outline (the waits, the copies, the start-up costs), the GPU work that ran while the CPU waited,
-// and launch → start pairs whose queue delay is drawn.
+// what the page marks on the timeline for it, by role as the rule chose them (Finding::highlights):
+// spans to shade, events to outline, the GPU work that ran while the CPU waited, and launch →
+// start pairs whose queue delay is drawn.
 #pragma once
 
 #include <vector>
 
 #include "explain/finding.hpp"
-#include "report/html_json.hpp"
-#include "report/html_timeline.hpp"
+#include "report/html/json.hpp"
+#include "report/html/timeline.hpp"
 
 namespace whyslow::report {
 

@@ -1,4 +1,4 @@
-#include "report/html_roofline.hpp"
+#include "report/html/roofline.hpp"
 
 #include <cmath>
 

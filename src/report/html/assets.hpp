@@ -1,4 +1,4 @@
-// The HTML report's page, style sheet and scripts (the files in src/report/html/), compiled in by
+// The HTML report's page, style sheet and scripts (the files in src/report/html/page/), compiled in by
 // cmake/embed_html_assets.cmake so the whyslow binary writes self-contained pages on its own.
 #pragma once
 

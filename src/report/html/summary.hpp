@@ -4,8 +4,8 @@
 #pragma once
 
 #include "analysis/facts.hpp"
-#include "report/html_json.hpp"
-#include "report/html_selection.hpp"
+#include "report/html/json.hpp"
+#include "report/html/selection.hpp"
 
 namespace whyslow::report {
 

@@ -2,7 +2,7 @@
 // screen cannot show a million rectangles: past a budget, the page keeps every event inside a
 // few detail windows (the outlier steps, steady-state steps, the events the findings point at)
 // plus every event long enough to be seen with the whole trace on screen. What is left is drawn
-// from per-pixel summaries (html_timeline.cpp).
+// from per-pixel summaries (timeline.cpp).
 #pragma once
 
 #include <cstdint>

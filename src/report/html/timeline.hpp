@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
-#include "report/html_json.hpp"
-#include "report/html_selection.hpp"
+#include "report/html/json.hpp"
+#include "report/html/selection.hpp"
 
 namespace whyslow::report {
 

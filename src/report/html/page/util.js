@@ -1,8 +1,7 @@
-"use strict";
 // Shared helpers: time and size formatting (three significant digits, like the text report),
 // colours of the event classes and findings, DOM building.
 
-// Event class key (html_event_class.cpp) → colour.
+// Event class key (src/report/html/event_class.cpp) → colour.
 const CLASS_COLORS = {
   cpu_op: "#4e79a7", annotation: "#9467bd", python: "#9fb37a", host_api: "#4fa3a5", host_wait: "#e15759",
   overhead: "#b8aca6", cpu_other: "#a3a3a3", gpu_annotation: "#c9b6e4", gemm: "#2e9e44", conv: "#1b6e36",
@@ -11,6 +10,8 @@ const CLASS_COLORS = {
   copy_other: "#a8825f", memset: "#7f7f7f", gpu_sync: "#c7c7c7", other: "#aaaaaa",
 };
 const SEVERITY_COLORS = { critical: "#c62828", warning: "#e07b00", info: "#1f6fb2" };
+// Short names for the data's tuple layouts (SCHEMA comes from src/report/html/page_schema.hpp).
+const ST = SCHEMA.STEP, GD = SCHEMA.GPU_DETAIL;
 
 function sig3(x) {
   if (x >= 100) return Math.round(x).toString();

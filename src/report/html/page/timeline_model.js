@@ -1,13 +1,14 @@
-// The timeline's data: the lanes, events and flows of the JSON blob (html_timeline.cpp) in typed
-// arrays, with per-row indexes that find the events in view by binary search.
+// The timeline's data: the lanes, events and flows of the JSON blob (src/report/html/timeline.cpp) in typed
+// arrays, with per-row indexes that find the events in view by binary search. The blob's layout
+// comes from SCHEMA (written by src/report/html/page_schema.cpp).
 
-const KERNEL_CLASSES = new Set(["gemm", "conv", "attention", "elementwise", "reduction", "communication",
-  "triton", "other_kernel"]);
+const KERNEL_CLASSES = new Set(SCHEMA.KERNEL_CLASSES);
 
 // The embedded data in typed arrays, indexed like the C++ side numbers events: lane by lane.
 class TimelineModel {
   constructor(D) {
-    const n = D.lanes.reduce((a, L) => a + L.s.length, 0);
+    const K = SCHEMA.LANE, OV = SCHEMA.OVERVIEW;
+    const n = D.lanes.reduce((a, L) => a + L[K.START].length, 0);
     this.n = n;
     this.start = new Float64Array(n);
     this.dur = new Float64Array(n);
@@ -28,18 +29,19 @@ class TimelineModel {
     let g = 0;
     D.lanes.forEach((L, li) => {
       const rows = Math.max(1, L.rows);
-      const lane = { name: L.name, kind: L.kind, rows, first: g, count: L.s.length, rowEvents: [], rowMaxEnd: [], overview: [] };
+      const lane = { name: L.name, kind: L.kind, rows, first: g, count: L[K.START].length, rowEvents: [], rowMaxEnd: [], overview: [] };
       const perRow = Array.from({ length: rows }, () => []);
       let t = 0;
-      for (let i = 0; i < L.s.length; ++i, ++g) {
-        t += L.s[i];
+      const starts = L[K.START], durs = L[K.DURATION], names = L[K.NAME], packed = L[K.CLASS_ROW], details = L[K.DETAIL];
+      for (let i = 0; i < starts.length; ++i, ++g) {
+        t += starts[i];
         this.start[g] = t;
-        this.dur[g] = L.d[i];
-        this.cls[g] = L.c[i] & 31;
-        this.row[g] = L.c[i] >> 5;
+        this.dur[g] = durs[i];
+        this.cls[g] = packed[i] & SCHEMA.CLASS_MASK;
+        this.row[g] = packed[i] >> SCHEMA.ROW_SHIFT;
         this.lane[g] = li;
-        this.name[g] = L.n[i];
-        this.detail[g] = L.x[i];
+        this.name[g] = names[i];
+        this.detail[g] = details[i];
         perRow[this.row[g]].push(g);
       }
       for (const list of perRow) {
@@ -53,10 +55,11 @@ class TimelineModel {
         lane.rowMaxEnd.push(maxEnd);
       }
       lane.overview = Array.from({ length: rows }, () => ({ bucket: [], pct: [], cls: [], count: [] }));
-      for (let i = 0; i + 4 < L.o.length; i += 5) {
-        const ov = lane.overview[L.o[i]];
+      const o = L[K.OVERVIEW];
+      for (let i = 0; i + OV.STRIDE <= o.length; i += OV.STRIDE) {
+        const ov = lane.overview[o[i + OV.ROW]];
         if (!ov) continue;
-        ov.bucket.push(L.o[i + 1]); ov.pct.push(L.o[i + 2]); ov.cls.push(L.o[i + 3]); ov.count.push(L.o[i + 4]);
+        ov.bucket.push(o[i + OV.BUCKET]); ov.pct.push(o[i + OV.PERCENT]); ov.cls.push(o[i + OV.CLASS]); ov.count.push(o[i + OV.COUNT]);
       }
       this.lanes.push(lane);
     });

@@ -1,4 +1,4 @@
-#include "report/html_event_class.hpp"
+#include "report/html/event_class.hpp"
 
 #include <algorithm>
 #include <array>

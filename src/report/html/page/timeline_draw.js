@@ -1,0 +1,339 @@
+// Drawing the timeline on its canvas, from the model and the viewport: lane backgrounds, the
+// time grid, one rectangle per event wider than a pixel (sub-pixel neighbours merged into one),
+// per-pixel summaries of events the page does not hold one by one, the findings on top (shaded
+// spans, outlined events, the GPU work that ran during a wait, queue delays), launch arrows,
+// the lane names and the axis with the steps.
+
+const MAX_FLOWS_DRAWN = 300;     // more launch arrows than this in view is a smear: show the selected one's
+
+// Dark text on light classes, white on dark ones.
+function textColorFor(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  const lum = 0.299 * (v >> 16) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255);
+  return lum > 150 ? "#1d2127" : "#ffffff";
+}
+
+class TimelinePainter {
+  constructor(ctx, model, view, D) {
+    this.ctx = ctx;
+    this.m = model;
+    this.view = view;
+    this.D = D;
+    this.findings = D.findings;
+    this.classText = model.classColor.map(textColorFor);
+    this.labelCache = new Map();
+  }
+
+  // sel: { selected: event or -1, activeFinding: index or -1 }. Returns what was drawn, counted.
+  paint(sel) {
+    const ctx = this.ctx, view = this.view, W = view.w, H = view.h;
+    const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0 };
+    this.sel = sel;
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    if (!this.charW) this.charW = ctx.measureText("abcdefghijklmnopqrstuvwxyz_0123456789").width / 37;
+
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LABEL_W, HEADER_H, W - LABEL_W, H - HEADER_H);
+    ctx.clip();
+    this.drawLaneBackgrounds();
+    this.drawGrid();
+    this.drawShades();
+    this.m.lanes.forEach((lane, li) => {
+      const y = view.laneY(li);
+      if (y > H || y + view.laneHeight(lane) < HEADER_H) return;
+      for (let r = 0; r < view.shownRows(lane); ++r) this.drawRow(lane, r, y + LANE_PAD / 2 + r * ROW_H, stats);
+    });
+    this.drawMarks();
+    this.drawFlows();
+    if (sel.selected >= 0) this.outline(sel.selected, "#1d2127", 2.5, []);
+    ctx.restore();
+
+    this.drawGutter();
+    this.drawHeader();
+    return stats;
+  }
+
+  drawLaneBackgrounds() {
+    const ctx = this.ctx;
+    this.m.lanes.forEach((lane, li) => {
+      const y = this.view.laneY(li), h = this.view.laneHeight(lane);
+      ctx.fillStyle = lane.kind === "gpu" ? (li % 2 ? "#f4f8f3" : "#eef5ec") : (li % 2 ? "#f7f8fa" : "#ffffff");
+      ctx.fillRect(LABEL_W, y, this.view.w - LABEL_W, h);
+      ctx.fillStyle = "#d9dde3";
+      ctx.fillRect(LABEL_W, y + h - 1, this.view.w - LABEL_W, 1);
+    });
+  }
+
+  drawGrid() {
+    const ctx = this.ctx, step = this.view.tickStep();
+    ctx.fillStyle = "#e9ecf0";
+    for (let t = Math.ceil(this.view.v0 / step) * step; t <= this.view.v1; t += step) ctx.fillRect(Math.round(this.view.x(t)), HEADER_H, 1, this.view.h);
+  }
+
+  drawShades() {
+    const ctx = this.ctx;
+    this.findings.forEach((f, fi) => {
+      const active = fi === this.sel.activeFinding;
+      for (const [a, b] of f.shade) {
+        const xa = this.view.x(a), xb = this.view.x(b);
+        if (xb < LABEL_W || xa > this.view.w) continue;
+        ctx.globalAlpha = active ? 0.16 : f.shade_strong ? 0.10 : 0.05;
+        ctx.fillStyle = SEVERITY_COLORS[f.severity];
+        ctx.fillRect(xa, HEADER_H, Math.max(1, xb - xa), this.view.h);
+      }
+      // Waits: a band across the GPU lanes, so the GPU work that ran meanwhile stands out.
+      if (f.marks_are_waits) {
+        ctx.globalAlpha = active ? 0.16 : 0.08;
+        ctx.fillStyle = SEVERITY_COLORS.warning;
+        for (const e of f.mark) {
+          const xa = this.view.x(this.m.start[e]), xb = this.view.x(this.m.end(e));
+          if (xb < LABEL_W || xa > this.view.w) continue;
+          this.m.lanes.forEach((lane, li) => {
+            if (lane.kind !== "gpu") return;
+            ctx.fillRect(xa, this.view.laneY(li), Math.max(1, xb - xa), this.view.laneHeight(lane));
+          });
+        }
+      }
+      ctx.globalAlpha = 1;
+    });
+  }
+
+  drawRow(lane, r, y, stats) {
+    const m = this.m, ctx = this.ctx, v0 = this.view.v0, v1 = this.view.v1, scale = this.view.scale;
+    // Events not embedded: their per-pixel summary, paler than real events.
+    const ov = lane.overview[r];
+    if (ov.bucket.length) {
+      const b = m.bucketNs;
+      for (let j = lowerBound(ov.bucket, Math.floor(v0 / b)); j < ov.bucket.length && ov.bucket[j] * b <= v1; ++j) {
+        const xa = this.view.x(ov.bucket[j] * b), xb = this.view.x((ov.bucket[j] + 1) * b);
+        ctx.globalAlpha = 0.2 + 0.45 * ov.pct[j] / 100;
+        ctx.fillStyle = m.classColor[ov.cls[j]];
+        ctx.fillRect(xa, y + 3, Math.max(1, xb - xa), ROW_H - 6);
+      }
+      ctx.globalAlpha = 1;
+    }
+    const idx = lane.rowEvents[r];
+    if (!idx.length) return;
+    // A run of sub-pixel events sharing pixels, drawn as one rectangle when it ends.
+    let n = 0, kernels = 0, x0 = 0, x1 = 0, longest = -1, rep = -1;
+    const flush = () => {
+      if (n === 1) this.drawEvent(rep, x0, x1, y, stats);
+      else if (n > 1) {
+        ctx.fillStyle = m.classColor[m.cls[rep]];
+        ctx.globalAlpha = 0.8;
+        ctx.fillRect(x0, y + 1, Math.max(1, x1 - x0), ROW_H - 2);
+        ctx.globalAlpha = 1;
+        stats.merged++;
+        stats.kernelsShown += kernels;
+      }
+      n = 0;
+    };
+    for (let k = lowerBound(lane.rowMaxEnd[r], v0); k < idx.length; ++k) {
+      const e = idx[k], s = m.start[e];
+      if (s > v1) break;
+      const end = s + m.dur[e];
+      if (end < v0) continue;
+      const xa = LABEL_W + (s - v0) * scale, xb = LABEL_W + (end - v0) * scale;
+      if (xb - xa >= 1) {
+        flush();
+        this.drawEvent(e, xa, xb, y, stats);
+      } else if (n > 0 && xa <= x1 + 1) {
+        x1 = Math.max(x1, xb);
+        ++n;
+        if (m.isKernel(e)) ++kernels;
+        if (m.dur[e] > longest) { longest = m.dur[e]; rep = e; }
+      } else {
+        flush();
+        n = 1; x0 = xa; x1 = Math.max(xb, xa + 1); longest = m.dur[e]; rep = e;
+        kernels = m.isKernel(e) ? 1 : 0;
+      }
+    }
+    flush();
+  }
+
+  drawEvent(e, xa, xb, y, stats) {
+    const m = this.m, ctx = this.ctx;
+    const a = Math.max(xa, LABEL_W - 2), b = Math.min(xb, this.view.w + 2), w = Math.max(1, b - a);
+    ctx.fillStyle = m.classColor[m.cls[e]];
+    ctx.fillRect(a, y + 1, w, ROW_H - 2);
+    stats.rects++;
+    if (m.isKernel(e)) { stats.kernelRects++; stats.kernelsShown++; }
+    if (w < 28) return;
+    const max = Math.floor((w - 6) / this.charW);
+    let label = this.label(m.name[e]);
+    if (label.length > max) label = label.slice(0, Math.max(1, max - 1)) + "…";
+    ctx.fillStyle = this.classText[m.cls[e]];
+    ctx.fillText(label, a + 3, y + ROW_H / 2);
+  }
+
+  label(nameId) {
+    let s = this.labelCache.get(nameId);
+    if (s === undefined) {
+      s = shortLabel(this.m.strings[nameId] || "");
+      this.labelCache.set(nameId, s);
+    }
+    return s;
+  }
+
+  outline(e, color, width, dash) {
+    if (!this.view.shown(e)) return;
+    const xa = this.view.x(this.m.start[e]), xb = this.view.x(this.m.end(e));
+    if (xb < LABEL_W - 4 || xa > this.view.w + 4) return;
+    const ctx = this.ctx;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width;
+    ctx.setLineDash(dash);
+    ctx.strokeRect(xa - 1, this.view.eventY(e) + 0.5, Math.max(2, xb - xa) + 2, ROW_H - 1);
+    ctx.setLineDash([]);
+  }
+
+  drawMarks() {
+    this.findings.forEach((f, fi) => {
+      const active = fi === this.sel.activeFinding, color = SEVERITY_COLORS[f.severity];
+      if (this.sel.activeFinding >= 0 && !active && f.mark.length > 200) return;  // keep the active one readable
+      for (const e of f.mark) this.outline(e, color, active ? 2.5 : 1.5, []);
+      // Covered GPU work narrower than a few pixels is left to the wait's band: outlines would hide it.
+      for (const e of f.cover)
+        if (this.m.dur[e] * this.view.scale >= 4) this.outline(e, SEVERITY_COLORS.warning, active ? 2 : 1.2, [3, 2]);
+      for (let i = 0; i + 1 < f.queue.length; i += 2) this.drawQueue(f.queue[i], f.queue[i + 1], color, active);
+    });
+  }
+
+  // The queue delay: a bracket on the GPU lane from the launch call's start to the work's start.
+  drawQueue(launch, gpu, color, active) {
+    const m = this.m, ctx = this.ctx;
+    const xa = this.view.x(m.start[launch]), xb = this.view.x(m.start[gpu]);
+    if (xb < LABEL_W || xa > this.view.w || xb - xa < 2) return;
+    const y = this.view.eventY(gpu) + ROW_H / 2;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = active ? 2 : 1.2;
+    ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(xa, y); ctx.lineTo(xb, y);
+    ctx.moveTo(xa, y - 5); ctx.lineTo(xa, y + 5);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.beginPath();
+    ctx.moveTo(xb, y); ctx.lineTo(xb - 6, y - 4); ctx.lineTo(xb - 6, y + 4); ctx.closePath();
+    ctx.fillStyle = color;
+    ctx.fill();
+    if (xb - xa > 90) {
+      ctx.fillStyle = color;
+      ctx.fillText("queued " + fmtDur(m.start[gpu] - m.start[launch]), Math.max(xa, LABEL_W) + 4, y - 7);
+    }
+  }
+
+  drawFlows() {
+    const m = this.m, f = m.flows, v0 = this.view.v0, v1 = this.view.v1;
+    const pairs = [];
+    let visible = 0;
+    for (let i = 0; i + 1 < f.length; i += 2) {
+      const a = m.start[f[i]], b = m.start[f[i + 1]];
+      if (b < v0 || a > v1) continue;
+      if (++visible <= MAX_FLOWS_DRAWN) pairs.push(i);
+    }
+    if (visible > MAX_FLOWS_DRAWN) pairs.length = 0;
+    if (this.sel.selected >= 0) {
+      for (let i = 0; i + 1 < f.length; i += 2) if (f[i] === this.sel.selected || f[i + 1] === this.sel.selected) pairs.push(i);
+    }
+    const ctx = this.ctx;
+    ctx.strokeStyle = "#3b4350";
+    ctx.fillStyle = "#3b4350";
+    ctx.lineWidth = 1;
+    for (const i of pairs) {
+      const from = f[i], to = f[i + 1];
+      const xa = this.view.x(m.start[from]), ya = this.view.eventY(from) + ROW_H - 2;
+      const xb = this.view.x(m.start[to]), yb = this.view.eventY(to) + 1;
+      const dy = (yb - ya) / 2;
+      ctx.globalAlpha = from === this.sel.selected || to === this.sel.selected ? 1 : 0.55;
+      ctx.beginPath();
+      ctx.moveTo(xa, ya);
+      ctx.bezierCurveTo(xa, ya + dy, xb, yb - dy, xb, yb);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.moveTo(xb, yb); ctx.lineTo(xb - 3, yb - 6); ctx.lineTo(xb + 3, yb - 6); ctx.closePath();
+      ctx.fill();
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  drawGutter() {
+    const ctx = this.ctx;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, HEADER_H, LABEL_W, this.view.h - HEADER_H);
+    ctx.clip();
+    ctx.fillStyle = "#f5f7f9";
+    ctx.fillRect(0, HEADER_H, LABEL_W, this.view.h);
+    ctx.font = "12px system-ui, sans-serif";
+    this.m.lanes.forEach((lane, li) => {
+      const y = this.view.laneY(li);
+      const h = this.view.laneHeight(lane);
+      if (y > this.view.h || y + h < HEADER_H) return;
+      ctx.fillStyle = lane.kind === "gpu" ? "#2e9e44" : lane.kind === "cpu" ? "#4e79a7" : "#8a8f96";
+      ctx.fillRect(0, y, 3, h - 1);
+      ctx.fillStyle = "#1d2127";
+      let text = lane.kind === "gpu" && !/^GPU/i.test(lane.name) ? "GPU " + lane.name : lane.name;
+      const max = Math.floor((LABEL_W - 14) / (this.charW * 1.08));
+      if (text.length > max) text = text.slice(0, max - 1) + "…";
+      ctx.fillText(text, 8, y + LANE_PAD / 2 + ROW_H / 2);
+      if (lane.rows > COLLAPSED_ROWS) {
+        ctx.fillStyle = "#1f6fb2";
+        ctx.fillText(lane.expanded ? "▾ show fewer rows" : `▸ ${lane.rows - COLLAPSED_ROWS} more rows`, 8, y + LANE_PAD / 2 + ROW_H * 1.5);
+      }
+      ctx.fillStyle = "#d9dde3";
+      ctx.fillRect(0, y + h - 1, LABEL_W, 1);
+    });
+    ctx.fillStyle = "#c9ced6";
+    ctx.fillRect(LABEL_W - 1, HEADER_H, 1, this.view.h);
+    ctx.restore();
+  }
+
+  drawHeader() {
+    const ctx = this.ctx, W = this.view.w;
+    ctx.fillStyle = "#f5f7f9";
+    ctx.fillRect(0, 0, W, HEADER_H);
+    ctx.fillStyle = "#c9ced6";
+    ctx.fillRect(0, HEADER_H - 1, W, 1);
+    ctx.fillRect(0, AXIS_H - 1, W, 1);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LABEL_W, 0, W - LABEL_W, HEADER_H);
+    ctx.clip();
+    // Axis: offsets from the trace window's start.
+    const step = this.view.tickStep();
+    ctx.fillStyle = "#5f6873";
+    ctx.font = "11px system-ui, sans-serif";
+    for (let t = Math.ceil(this.view.v0 / step) * step; t <= this.view.v1; t += step) {
+      const x = Math.round(this.view.x(t));
+      ctx.fillRect(x, AXIS_H - 6, 1, 5);
+      ctx.fillText(fmtOffset(t, step), x + 3, AXIS_H / 2 - 2);
+    }
+    // Where the page holds every event (large traces): a green line under the axis.
+    if (!this.D.meta.complete) {
+      ctx.fillStyle = "#2e9e44";
+      for (const [a, b] of this.D.windows) ctx.fillRect(this.view.x(a), AXIS_H - 3, Math.max(2, this.view.x(b) - this.view.x(a)), 3);
+    }
+    // Steps.
+    const cold = this.D.cold_step;
+    this.D.steps.forEach((s, i) => {
+      const xa = this.view.x(s[ST.START]), xb = this.view.x(s[ST.START] + s[ST.DURATION]);
+      if (xb < LABEL_W || xa > W) return;
+      ctx.fillStyle = i === cold ? "#f0b3b3" : i % 2 ? "#d5dde8" : "#c5d0de";
+      ctx.fillRect(xa, AXIS_H + 1, Math.max(1, xb - xa - 1), STEPS_H - 3);
+      const label = xb - xa > 110 ? s[ST.NAME] + (i === cold ? " (cold start)" : "") : xb - xa > 34 ? "#" + s[ST.NAME].replace(/^\D*/, "") : "";
+      if (label) {
+        ctx.fillStyle = i === cold ? "#8e1b1b" : "#34404f";
+        ctx.fillText(label, Math.max(xa, LABEL_W) + 3, AXIS_H + STEPS_H / 2);
+      }
+    });
+    ctx.restore();
+    ctx.fillStyle = "#5f6873";
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.fillText(fmtDur(this.view.v1 - this.view.v0) + " shown", 8, AXIS_H / 2);
+    ctx.fillText(this.D.steps.length ? "steps" : "", 8, AXIS_H + STEPS_H / 2);
+  }
+}
