@@ -9,6 +9,7 @@
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
 #include "explain/finding.hpp"
+#include "output/output_file.hpp"
 #include "report/annotate_trace.hpp"
 #include "report/diff_report.hpp"
 #include "report/html_report.hpp"
@@ -47,13 +48,12 @@ void add_output_command(CLI::App* cmd, Args& a, std::string& output, const char*
   add_peaks(cmd, a);
 }
 
-// Exit code 1 (bad usage) when the path cannot be written.
-int write_file(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (f) ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    fmt::print(stderr, "whyslow: error: cannot write {}: check that its folder exists and is writable\n", path);
+// Exit code 1 (bad usage) when the path cannot be written or is one of the inputs.
+int write_file(const std::string& path, const std::string& text, std::vector<std::string> inputs) {
+  try {
+    whyslow::write_file_atomically(path, text, {.inputs = std::move(inputs)});
+  } catch (const whyslow::OutputError& e) {
+    fmt::print(stderr, "whyslow: error: {}\n", e.what());
     return 1;
   }
   fmt::print("whyslow: wrote {} ({:.1f} MB)\n", path, static_cast<double>(text.size()) / 1e6);
@@ -120,7 +120,8 @@ int run_comparison(const Args& a, const std::string& path_b, const std::string* 
     const whyslow::Diff d = whyslow::diff_traces(p.ta, p.fa, p.tb, p.fb);
     if (output)
       return write_file(*output, whyslow::render_html_diff(p.ta, p.fa, whyslow::explain(p.ta, p.fa), p.tb, p.fb,
-                                                           whyslow::explain(p.tb, p.fb), d));
+                                                           whyslow::explain(p.tb, p.fb), d),
+                        {a.path, path_b});
     const std::string out = a.json ? whyslow::render_diff_json(d) : whyslow::render_diff_text(d, a.text);
     std::fwrite(out.data(), 1, out.size(), stdout);
   } catch (const whyslow::LoadError& e) {
@@ -168,7 +169,10 @@ int main(int argc, char** argv) {
   if (report->parsed() && !report_b.empty()) return run_comparison(a, report_b, &output);
 
   try {
-    whyslow::Trace trace = whyslow::load_trace(a.path, a.load);
+    // annotate reads its input twice: a pipe (/dev/stdin) is copied once to a file first.
+    std::optional<whyslow::RereadableInput> annotate_input;
+    if (annotate->parsed()) annotate_input.emplace(a.path);
+    whyslow::Trace trace = annotate_input ? annotate_input->load(a.load) : whyslow::load_trace(a.path, a.load);
     print_truncation_note(trace);
     if (a.step >= 0) {
       std::string error;
@@ -199,9 +203,9 @@ int main(int argc, char** argv) {
     }
     const whyslow::Facts facts = whyslow::analyze(trace, {measured ? &*measured : nullptr});
     const std::vector<whyslow::Finding> findings = whyslow::explain(trace, facts);
-    if (report->parsed()) return write_file(output, whyslow::render_html(trace, facts, findings));
+    if (report->parsed()) return write_file(output, whyslow::render_html(trace, facts, findings), {a.path});
     if (annotate->parsed()) {
-      whyslow::write_annotated_trace(a.path, output, trace, facts, findings);
+      whyslow::write_annotated_trace(*annotate_input, output, trace, facts, findings);
       fmt::print("whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", output, findings.size());
       return 0;
     }

@@ -9,8 +9,9 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "profiler/atomic_file.hpp"
+#include "output/output_file.hpp"
 #include "profiler/trace_links.hpp"
+#include "whyslow/profiler.hpp"
 
 namespace whyslow::profiler_detail {
 namespace {
@@ -22,7 +23,7 @@ constexpr size_t kFlushBytes = 1 << 20;
 
 class JsonOut {
  public:
-  explicit JsonOut(AtomicFile& file) : file_(file) { text_.reserve(kFlushBytes + 4096); }
+  explicit JsonOut(OutputFile& file) : file_(file) { text_.reserve(kFlushBytes + 4096); }
 
   JsonOut& raw(std::string_view s) {
     text_ += s;
@@ -84,7 +85,7 @@ class JsonOut {
   }
 
  private:
-  AtomicFile& file_;
+  OutputFile& file_;
   std::string text_;
 };
 
@@ -368,10 +369,14 @@ class TraceWriter {
 
 void write_chrome_trace(const RecordedTrace& trace, const std::string& path) {
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  AtomicFile file(path, gzip);
-  JsonOut out(file);
-  TraceWriter(trace, out).write(path);
-  file.commit();
+  try {
+    OutputFile file(path, {.gzip = gzip});
+    JsonOut out(file);
+    TraceWriter(trace, out).write(path);
+    file.commit();
+  } catch (const OutputError& e) {
+    throw ProfilerError(std::string("cannot write the trace: ") + e.what());
+  }
 }
 
 }  // namespace whyslow::profiler_detail
