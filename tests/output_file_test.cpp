@@ -57,7 +57,9 @@ TEST(OutputFile, WritesTheFileWholeAndLeavesNothingElse) {
   EXPECT_EQ(testing::read_file(path), "second, longer");
   EXPECT_EQ(entries(dir), std::vector<std::string>{"out.txt"});
   // gzip on the way.
-  write_file_atomically(dir.path("out.gz"), std::string(100000, 'x'), {.gzip = true});
+  OutputOptions gzip;
+  gzip.gzip = true;
+  write_file_atomically(dir.path("out.gz"), std::string(100000, 'x'), gzip);
   EXPECT_EQ(testing::gunzip_file(dir.path("out.gz")), std::string(100000, 'x'));
 }
 
@@ -77,7 +79,7 @@ TEST(OutputFile, RefusesItsInputsByInodeNotByName) {
   const std::string input = dir.write("in.json", "the input");
   fs::create_hard_link(input, dir.path("hard.json"));
   fs::create_symlink(input, dir.path("soft.json"));
-  for (const std::string out : {input, dir.path("hard.json"), dir.path("soft.json"), dir.path("./in.json")}) {
+  for (const std::string& out : {input, dir.path("hard.json"), dir.path("soft.json"), dir.path("./in.json")}) {
     SCOPED_TRACE(out);
     try {
       write_file_atomically(out, "replaced", {.inputs = {dir.path("other.json"), input}});
@@ -94,7 +96,7 @@ TEST(OutputFile, NeverWritesThroughOrReplacesALinkToAFile) {
   const std::string victim = dir.write("victim.txt", "keep me");
   fs::create_symlink(victim, dir.path("link.txt"));
   fs::create_symlink(dir.path("nowhere.txt"), dir.path("dangling.txt"));
-  for (const std::string name : {"link.txt", "dangling.txt"}) {
+  for (const char* name : {"link.txt", "dangling.txt"}) {
     SCOPED_TRACE(name);
     EXPECT_THROW(write_file_atomically(dir.path(name), "redirected"), OutputError);
     EXPECT_TRUE(fs::is_symlink(dir.path(name)));
@@ -169,7 +171,7 @@ TEST(OutputCommands, ReportAndAnnotateRefuseToOverwriteAnInput) {
 TEST(OutputCommands, AFailedWriteKeepsTheOldFileAndNamesTheCause) {
   TempDir dir;
   const std::string input = dir.write("t.json", small_trace());
-  for (const std::string cmd : {"report", "annotate"}) {
+  for (const std::string& cmd : {std::string("report"), std::string("annotate")}) {
     SCOPED_TRACE(cmd);
     const std::string out = dir.write("out." + cmd, "the old output");
     // sh's ulimit -f counts 512-byte blocks; SIGXFSZ ignored, so write() fails with EFBIG instead.
@@ -196,6 +198,23 @@ TEST(OutputCommands, WriteToAFifoInPlace) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(received.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+// /dev/stdout is a link to whatever stdout is: a pipe is written in place, and only the page goes
+// into it (the "wrote …" note goes to stderr); a regular file behind the link is refused like any
+// link to a file, with a message saying so.
+TEST(OutputCommands, DevStdoutIsWrittenWhenItIsAPipe) {
+  TempDir dir;
+  const std::string input = dir.write("t.json", small_trace()), out = dir.path("page.html");
+  const CommandResult piped = run(dir, "(" + whyslow("report '" + input + "' -o /dev/stdout") + " | cat > '" + out + "')");
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  const std::string page = testing::read_file(out);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(page.substr(page.size() - 8), "</html>\n");
+  const std::string cmd = whyslow("report '" + input + "' -o /dev/stdout") + " > '" + out + "'";
+  const int status = std::system((cmd + " 2>'" + dir.path("err.txt") + "'").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(testing::read_file(dir.path("err.txt")).find("symbolic link"), std::string::npos);
 }
 
 }  // namespace

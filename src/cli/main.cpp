@@ -56,7 +56,7 @@ int write_file(const std::string& path, const std::string& text, std::vector<std
     fmt::print(stderr, "whyslow: error: {}\n", e.what());
     return 1;
   }
-  fmt::print("whyslow: wrote {} ({:.1f} MB)\n", path, static_cast<double>(text.size()) / 1e6);
+  fmt::print(stderr, "whyslow: wrote {} ({:.1f} MB)\n", path, static_cast<double>(text.size()) / 1e6);
   return 0;
 }
 
@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
     if (report->parsed()) return write_file(output, whyslow::render_html(trace, facts, findings), {a.path});
     if (annotate->parsed()) {
       whyslow::write_annotated_trace(*annotate_input, output, trace, facts, findings);
-      fmt::print("whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", output, findings.size());
+      fmt::print(stderr, "whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", output, findings.size());
       return 0;
     }
     std::string out;

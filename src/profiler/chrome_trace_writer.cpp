@@ -407,7 +407,9 @@ class TraceWriter {
 void write_chrome_trace(const RecordedTrace& trace, const std::string& path) {
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   try {
-    OutputFile file(path, {.gzip = gzip});
+    OutputOptions options;
+    options.gzip = gzip;
+    OutputFile file(path, options);
     JsonOut out(file);
     TraceWriter(trace, out).write(path);
     file.commit();
