@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sys/wait.h>
 
 #include "loader_test_util.hpp"
 #include "report/annotate/annotate_trace.hpp"
@@ -38,9 +39,14 @@ std::string facts_and_findings(const testing::Explained& e) {
   return json.substr(json.find("\"steps\""));
 }
 
+struct CommandResult {
+  int status;
+  std::string err;
+};
+
 void annotate(const std::string& in, const std::string& out) {
   const auto e = testing::explain_file(in);
-  write_annotated_trace(in, out, e.trace, e.facts, e.findings);
+  write_annotated_trace(RereadableInput(in), out, e.trace, e.facts, e.findings);
 }
 
 // Every track of `before` is in `after` with the very same events; what `after` adds is the
@@ -108,7 +114,7 @@ TEST(Annotate, NeverTouchesTheInputAndRefusesToOverwriteIt) {
   const std::string cmd = std::string("'") + WHYSLOW_BINARY + "' annotate '" + input + "' -o '" + input + "' 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1);
   EXPECT_EQ(testing::read_file(input), original);
-  EXPECT_FALSE(std::filesystem::exists(input + ".whyslow-partial"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path("")), {}), 2) << "no temporary file left";
 }
 
 // traceEvents before or after other keys, strings holding brackets and escaped quotes, nested
@@ -137,6 +143,87 @@ TEST(Annotate, SplicesAnyShapeOfTraceFile) {
       EXPECT_NE(written.find(R"(], "after": {"k": ["]"]}})"), std::string::npos);
     }
   }
+}
+
+CommandResult run_shell(const TempDir& dir, const std::string& command) {
+  const std::string err = dir.path("stderr.txt");
+  const int status = std::system((command + " 2>'" + err + "' >/dev/null").c_str());
+  CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::read_file(err)};
+  std::filesystem::remove(err);
+  return r;
+}
+
+std::string whyslow(const std::string& args) { return std::string("'") + WHYSLOW_BINARY + "' " + args; }
+
+// Issue 10 item 11: `annotate --allow-truncated` always failed ("ends before its traceEvents array
+// does") although the truncation message suggests it. A truncated trace is now annotated as the
+// loader read it: its complete events, the findings track, and the brackets that close the
+// document, so the output is a whole trace.
+TEST(Annotate, ATruncatedTraceIsAnnotatedUpToItsLastCompleteEvent) {
+  TempDir dir;
+  const std::string original = testing::gunzip_file(testing::fixture("mm_bias_64_fp32_cold.json.gz"));
+  const size_t events_end = original.rfind(']');
+  const std::vector<std::pair<std::string, size_t>> cuts = {
+      {"mid_events", original.size() * 2 / 3},
+      {"after_events", events_end + 2},            // "],": before the keys after traceEvents
+      {"mid_last_key", original.size() - 20},       // inside "traceName"'s string
+  };
+  for (const auto& [name, at] : cuts) {
+    SCOPED_TRACE(name);
+    const std::string in = dir.write(name + ".json", original.substr(0, at));
+    const std::string out = dir.path(name + ".annotated.json");
+    EXPECT_EQ(run_shell(dir, whyslow("annotate '" + in + "' -o '" + out + "'")).status, 2) << "truncated: refused";
+    const CommandResult r = run_shell(dir, whyslow("annotate --allow-truncated '" + in + "' -o '" + out + "'"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    testing::Explained before{load_trace(in, {.allow_truncated = true}), {}, {}};
+    ASSERT_TRUE(before.trace.truncated);
+    before.facts = analyze(before.trace);
+    before.findings = explain(before.trace, before.facts);
+    const auto after = testing::explain_file(out);  // whole: loads without --allow-truncated
+    EXPECT_FALSE(after.trace.truncated);
+    expect_only_the_findings_track_added(before, after);
+    const std::string written = testing::read_file(out);
+    EXPECT_EQ(written.substr(0, 1000), original.substr(0, 1000));
+  }
+}
+
+// Issue 10 item 11: `annotate /dev/stdin` failed: the input is read twice (to analyze it, then
+// to copy it), and a pipe can be read only once.
+TEST(Annotate, ReadsItsInputFromAPipe) {
+  TempDir dir;
+  const std::string fixture = testing::fixture("mm_bias_64_fp32_cold.json.gz");
+  const std::string from_file = dir.path("from_file.json"), from_pipe = dir.path("from_pipe.json");
+  ASSERT_EQ(run_shell(dir, whyslow("annotate '" + fixture + "' -o '" + from_file + "'")).status, 0);
+  const CommandResult r = run_shell(dir, "cat '" + fixture + "' | " + whyslow("annotate /dev/stdin -o '" + from_pipe + "'"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(testing::read_file(from_pipe), testing::read_file(from_file));
+  // A broken trace on a pipe is reported under the name the user gave, not a temporary copy's.
+  const CommandResult bad = run_shell(dir, "printf '{\"traceEvents\": [{]}' | " + whyslow("annotate /dev/stdin -o '" +
+                                                                               dir.path("bad.json") + "'"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.rfind("whyslow: error: /dev/stdin: ", 0), 0u) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path("bad.json")));
+}
+
+// Issue 10 item 4: the temporary file had one fixed name, so two runs writing one output wrote
+// into the same file (81 MB of corrupt JSON, both reporting success). Each run now has its own:
+// both succeed and the output is one of the two, whole.
+TEST(Annotate, ConcurrentRunsToOneOutputLeaveOneWholeTrace) {
+  TempDir dir;
+  const std::string a = testing::fixture("compiled_cold.json.gz"), b = testing::fixture("mm_bias_4096_fp32.json.gz");
+  const std::string out = dir.path("out.json"), out_a = dir.path("a.json"), out_b = dir.path("b.json");
+  ASSERT_EQ(run_shell(dir, whyslow("annotate '" + a + "' -o '" + out_a + "'")).status, 0);
+  ASSERT_EQ(run_shell(dir, whyslow("annotate '" + b + "' -o '" + out_b + "'")).status, 0);
+  for (int round = 0; round < 3; ++round) {
+    const CommandResult r = run_shell(dir, "(" + whyslow("annotate '" + a + "' -o '" + out + "'") + ") & p=$!; " +
+                                     whyslow("annotate '" + b + "' -o '" + out + "'") + " && wait $p");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string now = testing::read_file(out);
+    EXPECT_TRUE(now == testing::read_file(out_a) || now == testing::read_file(out_b)) << now.size() << " bytes";
+  }
+  std::set<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path(""))) left.insert(e.path().filename());
+  EXPECT_EQ(left, (std::set<std::string>{"a.json", "b.json", "out.json"}));
 }
 
 }  // namespace

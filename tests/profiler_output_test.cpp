@@ -104,6 +104,59 @@ TEST(ProfilerOutput, ExplainSeesTheStepsAndAnnotations) {
     EXPECT_NE(output.find(expected), std::string::npos) << expected << "\n" << output;
 }
 
+// What a command prints on stdout, and its exit status.
+std::pair<std::string, int> run_command(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {"", -1};
+  std::string output;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = pclose(pipe);
+  return {output, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// Issue 10 item 8: scope names are bytes, not necessarily UTF-8. The profiler wrote them
+// verbatim, so whyslow refused its own trace ("not valid UTF-8", exit 2), and a NUL inside a name
+// cut it short silently. Now every byte that is not part of valid UTF-8 becomes U+FFFD, a NUL and
+// the other control characters are escaped, and whyslow reads back exactly that.
+TEST(ProfilerOutput, NamesThatAreNotUtf8RoundTripThroughWhyslow) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  const std::vector<std::pair<std::string, std::string>> cases = {  // {recorded, read back}
+      {"bad\xFF\xFE utf8", "bad" + fffd + fffd + " utf8"},
+      {std::string("nul\0inside", 10), std::string("nul\0inside", 10)},
+      {std::string("\0", 1), std::string("\0", 1)},
+      {"ctl\x01\x1f\x7f", "ctl\x01\x1f\x7f"},
+      {"h\xC3\xA9llo \xE2\x9C\x93 \xF0\x9D\x84\x9E", "h\xC3\xA9llo \xE2\x9C\x93 \xF0\x9D\x84\x9E"},  // é ✓ 𝄞
+      {"cut \xE2\x82", "cut " + fffd + fffd},             // a sequence that stops short
+      {"overlong \xC0\xAF", "overlong " + fffd + fffd},  // '/' in two bytes
+      {"surrogate \xED\xA0\x80", "surrogate " + fffd + fffd + fffd},
+      {"too high \xF4\x90\x80\x80", "too high " + fffd + fffd + fffd + fffd},
+  };
+  ScratchDir dir;
+  const std::string path = dir.file("names.json");
+  {
+    Profiler profiler({.gpu = false});
+    profiler.start();
+    for (const auto& [recorded, expected] : cases) {
+      const Scope scope{std::string_view(recorded)};
+    }
+    profiler.stop();
+    profiler.export_chrome_trace(path);
+  }
+  Trace t;
+  ASSERT_NO_THROW(t = load_trace(path));
+  std::vector<std::string> expected;
+  for (const auto& c : cases) expected.push_back(c.second);
+  EXPECT_EQ(testing::names_of(t, EventKind::UserAnnotation), expected);
+
+  // And `whyslow explain --json`, as a user runs it: it reads the file and lists every name.
+  const auto [json, status] = run_command(std::string(WHYSLOW_BINARY) + " explain --json " + path);
+  ASSERT_EQ(status, 0) << json;
+  for (const char* shown : {"\"bad\xEF\xBF\xBD\xEF\xBF\xBD utf8\"", "\"nul\\u0000inside\"", "\"\\u0000\"",
+                            "\"ctl\\u0001\\u001f\x7f\"", "\"surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\""})
+    EXPECT_NE(json.find(shown), std::string::npos) << shown;
+}
+
 TEST(ProfilerOutput, KinetoFormatDetails) {
   ScratchDir dir;
   record_demo(dir.file("demo.json"));

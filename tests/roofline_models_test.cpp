@@ -210,10 +210,9 @@ TEST(OpModels, ReadFromARealTrace) {
 }
 
 // Traces re-serialized by Python's json.dump(indent=4) spread each shape list over many lines
-// (TraceLens's H100 ViT trace in the public corpus): the same numbers must come out.
+// (TraceLens's H100 ViT trace, tests/fixtures/public/README.md): the same numbers must come out.
 TEST(OpModels, ReadFromAPrettyPrintedTrace) {
-  const Trace t = load_trace(std::string(WHYSLOW_PUBLIC_TRACES) +
-                             "/AMD-AGI__TraceLens/tests__traces__h100__Falconsai_nsfw_image_detection__1016002.json.gz");
+  const Trace t = load_trace(std::string(WHYSLOW_FIXTURES) + "/public/h100_falconsai_vit.json.gz");
   bool found = false;
   for (EventId e = 0; e < t.size() && !found; ++e) {
     if (t.kind[e] != EventKind::CpuOp || t.name_of(e) != "aten::addmm") continue;

@@ -98,8 +98,9 @@ class Profiler {
   bool gpu_activity() const;
 
   // Writes the last complete trace as Kineto JSON; gzip when `path` ends in ".gz". The file
-  // appears whole or not at all (written beside it, then renamed). Throws ProfilerError when
-  // there is no trace yet or the path cannot be written.
+  // appears whole or not at all (written beside it, then renamed); a FIFO or device at `path` is
+  // written in place, never replaced. Throws ProfilerError when there is no trace yet or the path
+  // cannot be written (a directory, a symbolic link to a file, a failed write: the message says).
   void export_chrome_trace(const std::string& path) const;
 
  private:

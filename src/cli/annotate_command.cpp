@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/pipeline.hpp"
+#include "report/annotate/annotate_input.hpp"
 #include "report/annotate/annotate_trace.hpp"
 
 namespace whyslow::cli {
@@ -17,9 +18,13 @@ Command add_annotate_command(CLI::App& app) {
   cmd->add_option("-o,--output", *output, "the trace to write: .json, or .json.gz to compress it")->required();
   add_peaks(cmd, *o);
   return {cmd, [o, output] {
-            const Analyzed x = load_and_analyze(*o);
-            write_annotated_trace(o->path, *output, x.trace, x.facts, x.findings);
-            fmt::print("whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", *output,
+            // annotate reads its input twice (analysis, then the byte copy): a pipe is copied once first.
+            const RereadableInput input(o->path);
+            Trace trace = input.load(o->load);
+            print_load_notes(trace);
+            const Analyzed x = analyze_loaded(std::move(trace), *o);
+            write_annotated_trace(input, *output, x.trace, x.facts, x.findings);
+            fmt::print(stderr, "whyslow: wrote {} with a \"whyslow findings\" track ({} findings)\n", *output,
                        x.findings.size());
             return 0;
           }};

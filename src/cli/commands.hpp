@@ -23,7 +23,8 @@ Command add_diff_command(CLI::App& app);      // diff_command.cpp
 Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
 
-// Writes a whole output file (report, annotate) and says so on stdout.
-int write_output_file(const std::string& path, const std::string& text);
+// Writes a whole output file (report) that must not replace any of `inputs`; says so on stderr.
+// Exit code 1 when it cannot be written.
+int write_output_file(const std::string& path, const std::string& text, std::vector<std::string> inputs);
 
 }  // namespace whyslow::cli

@@ -43,6 +43,11 @@ Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measure
 
 Trace load_with_notes(const std::string& path, const LoadOptions& options) {
   Trace t = load_trace(path, options);
+  print_load_notes(t);
+  return t;
+}
+
+void print_load_notes(const Trace& t) {
   if (t.truncated)
     fmt::print(stderr,
                "whyslow: warning: {} is truncated at byte {}; analyzing what came before the cut ({} events "
@@ -51,11 +56,11 @@ Trace load_with_notes(const std::string& path, const LoadOptions& options) {
   if (t.replaced_control_chars > 0)
     fmt::print(stderr, "whyslow: warning: {} has {} raw control characters inside strings (invalid JSON); "
                "read them as spaces\n", t.path, t.replaced_control_chars);
-  return t;
 }
 
-Analyzed load_and_analyze(const CommonOptions& o) {
-  Trace trace = load_with_notes(o.path, o.load);
+Analyzed load_and_analyze(const CommonOptions& o) { return analyze_loaded(load_with_notes(o.path, o.load), o); }
+
+Analyzed analyze_loaded(Trace trace, const CommonOptions& o) {
   if (o.step >= 0) {
     const auto [start, end] = step_window(trace, o.step);
     trace = slice_trace(trace, start, end);

@@ -24,11 +24,15 @@ struct Analyzed {
   std::vector<Finding> findings;
 };
 
-// Loads `path` and warns on stderr about what the loader had to tolerate (a truncated file).
+// Warns on stderr about what the loader had to tolerate (a truncated file, raw control characters).
+void print_load_notes(const Trace& trace);
+// Loads `path` and prints its notes.
 Trace load_with_notes(const std::string& path, const LoadOptions& options);
 
 // The trace of o.path, cut to ProfilerStep#o.step when given, analyzed with o.peaks, explained.
 Analyzed load_and_analyze(const CommonOptions& o);
+// The same for a trace already loaded (from a copy of a pipe, say).
+Analyzed analyze_loaded(Trace trace, const CommonOptions& o);
 
 // Traces A (o.path) and B, for `diff` and the comparison page; --peaks applies to both.
 struct AnalyzedPair {

@@ -20,12 +20,13 @@ Command add_report_command(CLI::App& app) {
   return {cmd, [o, output, path_b] {
             if (path_b->empty()) {
               const Analyzed x = load_and_analyze(*o);
-              return write_output_file(*output, render_html(x.trace, x.facts, x.findings));
+              return write_output_file(*output, render_html(x.trace, x.facts, x.findings), {o->path});
             }
             const AnalyzedPair p = load_and_analyze_pair(*o, *path_b);
             const Diff d = diff_traces(p.a.trace, p.a.facts, p.b.trace, p.b.facts);
             return write_output_file(*output, render_html_diff(p.a.trace, p.a.facts, p.a.findings, p.b.trace,
-                                                               p.b.facts, p.b.findings, d));
+                                                               p.b.facts, p.b.findings, d),
+                                     {o->path, *path_b});
           }};
 }
 

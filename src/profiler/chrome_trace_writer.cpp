@@ -9,8 +9,9 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "profiler/atomic_file.hpp"
+#include "output/output_file.hpp"
 #include "profiler/trace_links.hpp"
+#include "whyslow/profiler.hpp"
 
 namespace whyslow::profiler_detail {
 namespace {
@@ -20,18 +21,54 @@ namespace {
 constexpr int64_t kBaseIntervalNs = 7'889'238LL * 1'000'000'000LL;
 constexpr size_t kFlushBytes = 1 << 20;
 
+// The length of the well-formed UTF-8 sequence at s[i] (a byte >= 0x80), or 0 when there is none
+// (Unicode's Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = at(0);
+  const auto tail = [&](size_t k) { return at(k) >= 0x80 && at(k) <= 0xBF; };
+  if (c >= 0xC2 && c <= 0xDF) return tail(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return at(1) >= lo && at(1) <= hi && tail(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return at(1) >= lo && at(1) <= hi && tail(2) && tail(3) ? 4 : 0;
+  }
+  return 0;
+}
+
 class JsonOut {
  public:
-  explicit JsonOut(AtomicFile& file) : file_(file) { text_.reserve(kFlushBytes + 4096); }
+  explicit JsonOut(OutputFile& file) : file_(file) { text_.reserve(kFlushBytes + 4096); }
 
   JsonOut& raw(std::string_view s) {
     text_ += s;
     if (text_.size() >= kFlushBytes) flush();
     return *this;
   }
+  // A JSON string that whyslow and every JSON reader accept, whatever bytes a name holds: valid
+  // UTF-8 as it is, each byte that does not belong to a valid sequence as U+FFFD, control
+  // characters escaped, and the pair C0 80 (how ThreadBuffer::copy_name keeps a NUL) as \u0000.
   JsonOut& string(std::string_view s) {
     text_ += '"';
-    for (char c : s) {
+    for (size_t i = 0; i < s.size();) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x80) {
+        const size_t n = utf8_sequence_length(s, i);
+        if (n > 0) {
+          text_.append(s.substr(i, n));
+          i += n;
+        } else if (c == 0xC0 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
+          text_ += "\\u0000";
+          i += 2;
+        } else {
+          text_ += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+          ++i;
+        }
+        continue;
+      }
       switch (c) {
         case '"': text_ += "\\\""; break;
         case '\\': text_ += "\\\\"; break;
@@ -39,14 +76,15 @@ class JsonOut {
         case '\t': text_ += "\\t"; break;
         case '\r': text_ += "\\r"; break;
         default:
-          if (static_cast<unsigned char>(c) < 0x20) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-            text_ += escaped;
+          if (c < 0x20) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            const char escaped[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+            text_.append(escaped, sizeof escaped);
           } else {
-            text_ += c;
+            text_ += static_cast<char>(c);
           }
       }
+      ++i;
     }
     text_ += '"';
     return *this;
@@ -84,7 +122,7 @@ class JsonOut {
   }
 
  private:
-  AtomicFile& file_;
+  OutputFile& file_;
   std::string text_;
 };
 
@@ -368,10 +406,16 @@ class TraceWriter {
 
 void write_chrome_trace(const RecordedTrace& trace, const std::string& path) {
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  AtomicFile file(path, gzip);
-  JsonOut out(file);
-  TraceWriter(trace, out).write(path);
-  file.commit();
+  try {
+    OutputOptions options;
+    options.gzip = gzip;
+    OutputFile file(path, options);
+    JsonOut out(file);
+    TraceWriter(trace, out).write(path);
+    file.commit();
+  } catch (const OutputError& e) {
+    throw ProfilerError(std::string("cannot write the trace: ") + e.what());
+  }
 }
 
 }  // namespace whyslow::profiler_detail

@@ -10,7 +10,7 @@
 
 namespace whyslow::profiler_detail {
 
-// gzip when `path` ends in ".gz"; atomic (see AtomicFile). Throws ProfilerError.
+// gzip when `path` ends in ".gz"; whole or not at all (src/output/output_file.hpp). Throws ProfilerError.
 void write_chrome_trace(const RecordedTrace& trace, const std::string& path);
 
 }  // namespace whyslow::profiler_detail

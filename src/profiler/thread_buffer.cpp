@@ -34,7 +34,14 @@ ScopeRecord* ThreadBuffer::new_chunk(size_t index) noexcept {
 }
 
 const char* ThreadBuffer::copy_name(std::string_view name) noexcept {
-  const size_t need = name.size() + 1;
+  // Records keep names as C strings: a NUL inside the name would end it early, silently. Each is
+  // stored as C0 80 instead (Modified UTF-8's NUL, never valid UTF-8 otherwise), which the JSON
+  // writer (chrome_trace_writer.cpp) writes back as \u0000.
+  const char* const end = name.data() + name.size();
+  size_t nuls = 0;
+  for (const char* p = name.data(); (p = static_cast<const char*>(std::memchr(p, '\0', static_cast<size_t>(end - p)))) != nullptr; ++p)
+    ++nuls;
+  const size_t need = name.size() + nuls + 1;
   while (name_block_ < name_blocks_.size() && name_blocks_[name_block_].size - name_used_ < need) {
     ++name_block_;
     name_used_ = 0;
@@ -49,8 +56,20 @@ const char* ThreadBuffer::copy_name(std::string_view name) noexcept {
     name_used_ = 0;
   }
   char* out = name_blocks_[name_block_].bytes.get() + name_used_;
-  std::memcpy(out, name.data(), name.size());
-  out[name.size()] = '\0';
+  if (nuls == 0) {
+    std::memcpy(out, name.data(), name.size());
+  } else {
+    char* w = out;
+    for (const char c : name) {
+      if (c == '\0') {
+        *w++ = static_cast<char>(0xC0);
+        *w++ = static_cast<char>(0x80);
+      } else {
+        *w++ = c;
+      }
+    }
+  }
+  out[need - 1] = '\0';
   name_used_ += need;
   return out;
 }

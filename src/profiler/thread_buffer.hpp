@@ -49,7 +49,8 @@ class ThreadBuffer {
     count_.store(n + 1, std::memory_order_release);
     return true;
   }
-  // A copy of `name` that lives until the next window begins; nullptr when out of memory.
+  // A copy of `name` that lives until the next window begins (a NUL inside it kept as C0 80);
+  // nullptr when out of memory.
   const char* copy_name(std::string_view name) noexcept;
 
   // ---- any thread ----

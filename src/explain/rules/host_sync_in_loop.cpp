@@ -20,14 +20,42 @@ constexpr int64_t kMinSyncsPerStep = 4;
 constexpr size_t kMinSyncsInWindow = 10;
 
 // The op that issued a host sync: the outermost ATen op around the call (aten::item, aten::to).
-std::string_view call_site(const Trace& t, EventId e) {
-  std::string_view site = t.name_of(e);
-  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a]) {
-    if (t.kind[a] != EventKind::CpuOp) break;
-    site = t.name_of(a);
+// Memoized per event, so that syncs deep inside one long chain of nested ops walk it once.
+class CallSites {
+ public:
+  explicit CallSites(const Trace& t) : t_(t), outermost_(t.size(), kNoEvent) {}
+
+  std::string_view of(EventId sync) {
+    const EventId p = t_.parent[sync];
+    return p != kNoEvent && t_.kind[p] == EventKind::CpuOp ? t_.name_of(outermost_op(p)) : t_.name_of(sync);
   }
-  return site;
-}
+
+ private:
+  // The last CpuOp going up from `op` (a CpuOp) before the chain of parents leaves CpuOps.
+  EventId outermost_op(EventId op) {
+    path_.clear();
+    EventId top = op;
+    for (EventId a = op;;) {
+      if (outermost_[a] != kNoEvent) {
+        top = outermost_[a];
+        break;
+      }
+      path_.push_back(a);
+      const EventId p = t_.parent[a];
+      if (p == kNoEvent || t_.kind[p] != EventKind::CpuOp) {
+        top = a;
+        break;
+      }
+      a = p;
+    }
+    for (const EventId a : path_) outermost_[a] = top;
+    return top;
+  }
+
+  const Trace& t_;
+  std::vector<EventId> outermost_;  // per CpuOp once known, else kNoEvent
+  std::vector<EventId> path_;
+};
 
 }  // namespace
 
@@ -38,12 +66,12 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
   std::vector<int64_t> per_step;
   int64_t median = 0;
   if (!f.steps.empty()) {
-    for (const StepFacts* st : steps) {
-      int64_t n = 0;
-      for (const SyncCall& c : s.calls)
-        if (t.start_ns[c.event] >= st->start_ns && t.start_ns[c.event] <= st->end_ns) ++n;
-      per_step.push_back(n);
+    std::vector<int64_t> in_step(f.steps.size(), 0);
+    for (const SyncCall& c : s.calls) {
+      const int i = step_containing(f.steps, t.start_ns[c.event]);
+      if (i >= 0) ++in_step[static_cast<size_t>(i)];
     }
+    for (const StepFacts* st : steps) per_step.push_back(in_step[static_cast<size_t>(st - f.steps.data())]);
     std::sort(per_step.begin(), per_step.end());
     median = per_step.empty() ? 0 : per_step[per_step.size() / 2];
     if (median < kMinSyncsPerStep) return;
@@ -51,7 +79,8 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
     return;
   }
   std::map<std::string_view, int> sites;
-  for (const SyncCall& c : s.calls) ++sites[call_site(t, c.event)];
+  CallSites call_sites(t);
+  for (const SyncCall& c : s.calls) ++sites[call_sites.of(c.event)];
   std::vector<std::pair<int, std::string_view>> ranked;
   for (auto& [name, n] : sites) ranked.emplace_back(n, name);
   std::sort(ranked.rbegin(), ranked.rend());

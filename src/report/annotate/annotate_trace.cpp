@@ -1,16 +1,15 @@
 // The splice: every byte of the input goes to the output unchanged, except that the findings
 // track is inserted just before the ']' that closes traceEvents. Finding that ']' needs only the
-// top level of the document (keys and the extent of their values); the events array itself is
-// skipped with the loader's SIMD framer, so this runs at copying speed on a 500 MB trace.
+// top level of the document (keys and the extent of their values); each event is skipped with the
+// loader's SIMD framer, so this runs at copying speed on a 500 MB trace. A truncated input (loaded
+// with --allow-truncated) is cut after its last complete event, as the loader cut it, and closed.
 #include "report/annotate/annotate_trace.hpp"
 
-#include <zlib.h>
-
-#include <cstdio>
-#include <filesystem>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 
+#include "output/output_file.hpp"
 #include "report/annotate/annotate_events.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
@@ -18,63 +17,30 @@
 namespace whyslow {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr size_t kChunkBytes = 1u << 20;
 // zlib level 1: about 3x faster than the default 6 and within ~15 % of its size on trace JSON,
 // which matters on traces of hundreds of MB.
 constexpr int kGzipLevel = 1;
 
-// A plain or gzip output file.
-class Sink {
- public:
-  Sink(const std::string& path, bool gzip) : path_(path) {
-    if (gzip) {
-      gz_ = gzopen(path.c_str(), ("wb" + std::to_string(kGzipLevel)).c_str());
-      if (gz_) gzbuffer(gz_, kChunkBytes);
-    } else {
-      file_ = std::fopen(path.c_str(), "wb");
-    }
-    if (!gz_ && !file_) throw std::runtime_error("cannot create " + path + ": check that its folder exists and is writable");
-  }
-  ~Sink() {
-    if (gz_) gzclose(gz_);
-    if (file_) std::fclose(file_);
-  }
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
-
-  void write(const char* data, size_t n) {
-    if (n == 0) return;
-    const bool ok = gz_ ? gzwrite(gz_, data, static_cast<unsigned>(n)) == static_cast<int>(n)
-                        : std::fwrite(data, 1, n, file_) == n;
-    if (!ok) throw std::runtime_error("cannot write " + path_ + " (disk full?)");
-  }
-  void close() {
-    const bool ok = gz_ ? gzclose(gz_) == Z_OK : std::fclose(file_) == 0;
-    gz_ = nullptr;
-    file_ = nullptr;
-    if (!ok) throw std::runtime_error("cannot finish writing " + path_ + " (disk full?)");
-  }
-
- private:
-  std::string path_;
-  gzFile gz_ = nullptr;
-  FILE* file_ = nullptr;
-};
-
-// Finds the ']' closing traceEvents while the bytes stream through.
+// Walks the document's top level as its bytes stream through: finds the ']' that closes
+// traceEvents, and remembers the end of the last complete value (an event, or a top-level value),
+// where a truncated input is cut.
 class TopLevelScanner {
  public:
-  // Scans data[from, n); returns the offset of the closing ']' or n when it is not in this chunk.
-  // Sets `empty` when the array has no events (the insertion then needs no leading comma).
-  size_t find_events_end(const char* data, size_t from, size_t n, bool& empty) {
+  // Scans data[from, n) of the chunk that starts at input offset `base`. Returns the index of the
+  // ']' closing traceEvents (the next scan consumes it) or n when it is not in [from, n).
+  size_t scan(const char* data, size_t from, size_t n, uint64_t base) {
     for (size_t i = from; i < n;) {
       const char c = data[i];
       switch (state_) {
         case State::Start:
-          if (c == '{') state_ = State::KeyOrEnd;
-          else if (c == '[') state_ = State::EventsFirst;  // a bare array of events (old traces)
+          if (c == '{') {
+            object_ = true;
+            state_ = State::KeyOrEnd;
+          } else if (c == '[') {  // a bare array of events (old traces)
+            state_ = State::EventsFirst;
+            safe_end_ = base + i + 1;
+          }
           ++i;
           break;
         case State::KeyOrEnd:
@@ -82,7 +48,9 @@ class TopLevelScanner {
             state_ = State::Key;
             key_.clear();
           } else if (c == '}') {
-            throw std::runtime_error("the trace has no traceEvents array");
+            if (!events_started_) throw std::runtime_error("the trace has no traceEvents array");
+            state_ = State::Done;
+            safe_end_ = base + i + 1;
           }
           ++i;
           break;
@@ -98,10 +66,11 @@ class TopLevelScanner {
           ++i;
           break;
         case State::Value:
-          if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+          if (is_space(c)) {
             ++i;
           } else if (key_ == "traceEvents" && c == '[') {
             state_ = State::EventsFirst;
+            safe_end_ = base + i + 1;
             ++i;
           } else if (c == '{' || c == '[' || c == '"') {
             state_ = State::Nested;
@@ -112,49 +81,89 @@ class TopLevelScanner {
           break;
         case State::Nested:
           i = scan_value_end(data, i, n, scan_);
-          if (scan_.depth == 0 && !scan_.in_string) state_ = State::KeyOrEnd;
+          if (scan_.depth == 0 && !scan_.in_string) complete_top_level_value(base + i);
           break;
         case State::Scalar:  // a number or literal: ends at the ',' or '}' after it
-          if (c == ',' || c == '}') state_ = State::KeyOrEnd;
+          if (c == ',' || c == '}') complete_top_level_value(base + i);
           else ++i;
           break;
         case State::EventsFirst:
-          if (c == ']') {
-            empty = true;
+        case State::EventsNext:
+          events_started_ = true;
+          if (is_space(c)) {
+            ++i;
+          } else if (c == ']' && state_ == State::EventsFirst) {
+            state_ = State::EventsClose;
+            return i;
+          } else {  // an event: the loader read this input, so it is an object
+            state_ = State::Event;
+            scan_ = FrameScan{};
+          }
+          break;
+        case State::Event:
+          i = scan_value_end(data, i, n, scan_);
+          if (scan_.depth == 0 && !scan_.in_string) {
+            saw_event_ = true;
+            safe_end_ = base + i;
+            state_ = State::AfterEvent;
+          }
+          break;
+        case State::AfterEvent:
+          if (c == ',') {
+            state_ = State::EventsNext;
+          } else if (c == ']') {
+            state_ = State::EventsClose;
             return i;
           }
-          if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-            ++i;
+          ++i;
+          break;
+        case State::EventsClose:  // the ']' found by the previous scan
+          ++i;
+          events_closed_ = true;
+          if (object_) {
+            complete_top_level_value(base + i);
           } else {
-            state_ = State::Events;
-            scan_ = FrameScan{};
-            scan_.depth = 1;  // inside the array: its ']' takes the depth to 0
+            state_ = State::Done;
+            safe_end_ = base + i;
           }
           break;
-        case State::Events: {
-          const size_t end = scan_value_end(data, i, n, scan_);
-          if (scan_.depth == 0 && !scan_.in_string) {
-            empty = false;
-            return end - 1;
-          }
-          i = end;
+        case State::Done:
+          ++i;
           break;
-        }
       }
     }
     return n;
   }
 
+  bool done() const { return state_ == State::Done; }
+  bool events_started() const { return events_started_; }
+  bool events_closed() const { return events_closed_; }
+  bool saw_event() const { return saw_event_; }
+  bool object() const { return object_; }
+  // Input offset one past the last complete event or top-level value.
+  uint64_t safe_end() const { return safe_end_; }
+
  private:
-  enum class State { Start, KeyOrEnd, Key, Colon, Value, Nested, Scalar, EventsFirst, Events };
+  enum class State { Start, KeyOrEnd, Key, Colon, Value, Nested, Scalar, EventsFirst, EventsNext, Event,
+                     AfterEvent, EventsClose, Done };
+  static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  void complete_top_level_value(uint64_t end) {
+    state_ = State::KeyOrEnd;
+    if (events_started_) safe_end_ = end;
+  }
+
   State state_ = State::Start;
   std::string key_;
   bool escaped_ = false;
+  bool object_ = false;
+  bool events_started_ = false, events_closed_ = false, saw_event_ = false;
+  uint64_t safe_end_ = 0;
   FrameScan scan_;
 };
 
-std::string insertion(const report::FindingsTrack& track, bool leading_comma) {
-  std::string s = leading_comma ? ",\n" : "\n";
+// The findings track's events, one per line, ready to go in after the last event.
+std::string track_text(const report::FindingsTrack& track) {
+  std::string s;
   for (size_t i = 0; i < track.events.size(); ++i) s.append(track.events[i]).append(i + 1 < track.events.size() ? ",\n" : "\n");
   return s;
 }
@@ -163,43 +172,80 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Copies the input to the output, holding back the bytes after the last complete value until the
+// next one completes, so that a truncated input can be cut there.
+class Splicer {
+ public:
+  Splicer(OutputFile& out, const std::string& track) : out_(out), track_(track) {}
+
+  void feed(const char* data, size_t n) {
+    data_ = data;
+    for (size_t from = 0;;) {
+      const size_t at = scanner_.scan(data, from, n, base_);
+      if (at == n) break;
+      flush_to(base_ + at);  // everything before the ']' closing traceEvents, then the track
+      out_.write(scanner_.saw_event() ? ",\n" : "\n");
+      out_.write(track_);
+      from = at;
+    }
+    flush_to(scanner_.safe_end());
+    const size_t kept_from = written_ > base_ ? static_cast<size_t>(written_ - base_) : 0;
+    held_.append(data + kept_from, n - kept_from);
+    base_ += n;
+  }
+
+  // At the end of the input. A whole document is copied to its last byte; a truncated one (the
+  // loader said so) ends with its last complete event or top-level value, then the track if its
+  // events array was cut, then the brackets that close what was open.
+  void finish(const std::string& input, bool truncated) {
+    if (scanner_.done()) {
+      out_.write(held_);
+      return;
+    }
+    if (!truncated || !scanner_.events_started())
+      throw std::runtime_error(input + " ends before its trace does, though it did not when it was loaded "
+                               "(did it change in between?)");
+    if (!scanner_.events_closed()) {
+      out_.write(scanner_.saw_event() ? ",\n" : "\n");
+      out_.write(track_);
+      out_.write("]");
+    }
+    out_.write(scanner_.object() ? "}\n" : "\n");
+  }
+
+ private:
+  // Writes the held bytes and this chunk's up to input offset `end`.
+  void flush_to(uint64_t end) {
+    if (end <= written_) return;
+    out_.write(held_);
+    written_ += held_.size();
+    held_.clear();
+    out_.write(std::string_view(data_ + (written_ - base_), end - written_));
+    written_ = end;
+  }
+
+  OutputFile& out_;
+  const std::string& track_;
+  TopLevelScanner scanner_;
+  const char* data_ = nullptr;
+  uint64_t base_ = 0;     // input offset of the chunk being fed
+  uint64_t written_ = 0;  // input bytes written so far
+  std::string held_;      // input bytes [written_, base_)
+};
+
 }  // namespace
 
-void write_annotated_trace(const std::string& input, const std::string& output, const Trace& trace,
+void write_annotated_trace(const RereadableInput& input, const std::string& output, const Trace& trace,
                            const Facts& facts, const std::vector<Finding>& findings) {
-  std::error_code ec;
-  if (fs::exists(output, ec) && fs::equivalent(input, output, ec))
-    throw std::runtime_error(output + " is the input trace: write the annotated trace to another file");
   const report::FindingsTrack track = report::findings_track(trace, facts, findings);
-  const std::string temp = output + ".whyslow-partial";
-  try {
-    InputSource in(input);
-    Sink out(temp, ends_with(output, ".gz"));
-    TopLevelScanner scanner;
-    const auto buffer = std::make_unique<char[]>(kChunkBytes);
-    bool inserted = false;
-    for (size_t n; (n = in.read(buffer.get(), kChunkBytes)) > 0;) {
-      size_t from = 0;
-      if (!inserted) {
-        bool empty = false;
-        const size_t at = scanner.find_events_end(buffer.get(), 0, n, empty);
-        if (at < n) {
-          out.write(buffer.get(), at);
-          const std::string text = insertion(track, !empty);
-          out.write(text.data(), text.size());
-          from = at;
-          inserted = true;
-        }
-      }
-      out.write(buffer.get() + from, n - from);
-    }
-    if (!inserted) throw std::runtime_error(input + " ends before its traceEvents array does");
-    out.close();
-    fs::rename(temp, output);
-  } catch (...) {
-    fs::remove(temp, ec);
-    throw;
-  }
+  const std::string text = track_text(track);
+  OutputFile out(output, {.gzip = ends_with(output, ".gz"), .gzip_level = kGzipLevel, .inputs = {input.name()}});
+  InputSource in(input.path());
+  Splicer splicer(out, text);
+  const auto buffer = std::make_unique_for_overwrite<char[]>(kChunkBytes);
+  for (size_t n; (n = in.read(buffer.get(), kChunkBytes)) > 0;) splicer.feed(buffer.get(), n);
+  splicer.finish(input.name(), trace.truncated);
+  out.commit();
 }
 
 }  // namespace whyslow

@@ -3,7 +3,9 @@
 // as \u003c, so a kernel or op name can never close the page's <script> element early.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
+#include <cstddef>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -77,9 +79,24 @@ class CompactJson {
   std::string take() { return std::move(out_); }
 
  private:
+  // One pass whatever the count: the text grows once, then is rewritten from its end backwards
+  // (replacing each `<` where it stands would move the rest of the text once per `<`).
   void escape_less_than(size_t from) {
-    for (size_t i = out_.find('<', from); i != std::string::npos; i = out_.find('<', i))
-      out_.replace(i, 1, "\\u003c");
+    constexpr std::string_view kEscaped = "\\u003c";
+    size_t count = 0;
+    for (size_t i = from; i < out_.size(); ++i) count += out_[i] == '<';
+    if (count == 0) return;
+    size_t read = out_.size();
+    out_.resize(out_.size() + count * (kEscaped.size() - 1));
+    for (size_t write = out_.size(); read > from;) {
+      const char c = out_[--read];
+      if (c == '<') {
+        write -= kEscaped.size();
+        std::copy(kEscaped.begin(), kEscaped.end(), out_.begin() + static_cast<std::ptrdiff_t>(write));
+      } else {
+        out_[--write] = c;
+      }
+    }
   }
   void separate() {
     if (after_key_) {

@@ -61,6 +61,7 @@ class Encoder {
     index_.of_event.assign(t.size(), -1);
     row_.assign(t.size(), 0);
     for (auto& n : nearest_) n.assign(t.size(), kNoEvent);
+    overview_.assign(static_cast<size_t>(kMaxLaneRows * kOverviewBuckets), Bucket{});
   }
 
   void write(CompactJson& w) {
@@ -156,7 +157,6 @@ class Encoder {
 
   void write_lane(CompactJson& w, const Track& tr, const std::string& name, Part part) {
     std::vector<int64_t> starts, durs, names, classes, details;
-    overview_.assign(static_cast<size_t>(kMaxLaneRows * kOverviewBuckets), Bucket{});
     int rows = 0;
     int64_t prev = 0;
     for (EventId e : tr.events) {
@@ -190,11 +190,12 @@ class Encoder {
     w.key(page_schema::key(LaneColumn::Name)).integers(names);
     w.key(page_schema::key(LaneColumn::ClassRow)).integers(classes);
     w.key(page_schema::key(LaneColumn::Detail)).integers(details);
-    // Overview: flat OverviewField tuples, one per (row, bucket) with events.
+    // Overview: flat OverviewField tuples, one per (row, bucket) with events. Only the buckets this
+    // lane touched are read and cleared: a lane costs its events, not the whole grid.
     w.key(page_schema::key(LaneColumn::Overview)).begin_array();
-    for (size_t i = 0; i < overview_.size(); ++i) {
-      const Bucket& b = overview_[i];
-      if (b.count == 0) continue;
+    std::sort(touched_.begin(), touched_.end());
+    for (const size_t i : touched_) {
+      Bucket& b = overview_[i];
       std::array<int64_t, at(OverviewField::Stride)> cell{};
       cell[at(OverviewField::Row)] = static_cast<int64_t>(i) / kOverviewBuckets;
       cell[at(OverviewField::Bucket)] = static_cast<int64_t>(i) % kOverviewBuckets;
@@ -202,7 +203,9 @@ class Encoder {
       cell[at(OverviewField::Class)] = static_cast<int64_t>(b.cls);
       cell[at(OverviewField::Count)] = b.count;
       for (int64_t v : cell) w.integer(v);
+      b = Bucket{};
     }
+    touched_.clear();
     w.end_array();
     w.end_object();
   }
@@ -211,7 +214,9 @@ class Encoder {
     const int64_t start = t_.start_ns[e] - t0_, end = start + t_.dur_ns[e];
     const int64_t last = std::min(kOverviewBuckets - 1, end / bucket_ns_);
     for (int64_t k = std::max<int64_t>(0, start / bucket_ns_); k <= last; ++k) {
-      Bucket& b = overview_[static_cast<size_t>(row * kOverviewBuckets + k)];
+      const size_t i = static_cast<size_t>(row * kOverviewBuckets + k);
+      Bucket& b = overview_[i];
+      if (b.count == 0) touched_.push_back(i);
       b.busy_ns += std::min(end, (k + 1) * bucket_ns_) - std::max(start, k * bucket_ns_);
       ++b.count;
       if (t_.dur_ns[e] > b.longest_ns) {
@@ -258,6 +263,7 @@ class Encoder {
   std::vector<uint16_t> row_;           // row in its lane per event (capped at kMaxLaneRows)
   std::vector<EventId> nearest_[2];     // per Part: the event or its closest ancestor drawn in that lane
   std::vector<Bucket> overview_;        // the current lane's summary: row-major, kOverviewBuckets per row
+  std::vector<size_t> touched_;         // its buckets with a count, in the order first touched
   std::vector<int32_t> string_of_;      // NameId → index into strings_, -1 when not written yet
   int32_t unnamed_ = -1;
   std::vector<std::string_view> strings_;
