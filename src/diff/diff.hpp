@@ -52,6 +52,7 @@ struct StepProfile {
   Spread kernels, launches, memcpys, memcpy_bytes, memsets, memset_bytes;
   std::map<std::string, Spread> launches_by_api;  // cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch, …
   int64_t step_mad_ns = 0;         // median absolute deviation of the step durations
+  std::vector<int64_t> step_ns;    // each steady step's duration, in time order: the distribution judged
   CompileCost compile;
   GraphReplay graphs;
 };
@@ -75,15 +76,65 @@ struct Replacement {
   std::string fusion;
 };
 
+// The Mann–Whitney U test of two sets of step durations (rank_test.cpp).
+struct RankTest {
+  double u_b_slower = 0;         // pairs (a step, b step) with the B step longer; ties count ½
+  double pairs = 0;              // |A| × |B|
+  bool ranges_disjoint = false;  // every B step is longer than every A step, or every one shorter
+  bool exact = false;            // p by enumerating every split (else the normal approximation)
+  double p_value = 1;            // two-sided
+  double smallest_p = 1;         // the smallest p these step counts allow: 2 / C(|A|+|B|, |A|)
+};
+RankTest rank_test(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+// How much of the two traces' GPU work is the same work, each side's GPU time weighted
+// (workload_overlap.cpp): the smaller of the two sides' shares of GPU time spent on kernels the
+// other side also runs, and the same for the tensor shapes the launching ops were called with.
+struct WorkloadOverlap {
+  bool measured = false;    // both sides ran GPU work in their steady steps
+  double kernel_share = 0;  // by kernel name
+  double shape_share = -1;  // by input tensor shape; -1 when a side recorded no shapes
+  double share = 0;         // the larger of the two: what the comparable verdict uses
+  std::string basis;        // "kernels" or "shapes": which of the two gave `share`
+};
+
+// A per-step quantity compared between A and B (step_components.cpp): its value in every steady
+// step of each side, so the part of the step that changed can be named.
+enum class Quantity { Time, Count };
+struct Component {
+  std::string key;    // JSON key: "cpu_us", "kernels", …; blocks: the block's name up to '#'
+  std::string label;  // the text table's row
+  Quantity unit = Quantity::Time;
+  Spread a, b;        // over the steady steps
+  int64_t delta() const { return b.median - a.median; }
+};
+
+// What the verdict advises: keep one side, and why. `because` names the part of the step the
+// saving or the cost is in; it is only ever the part that bounds the slower side's steps.
+struct Advice {
+  std::string keep;     // "a", "b" or "" (neither wins)
+  std::string because;  // "gpu_work", "cpu_time" or "" (the cause is not one part)
+};
+
 struct Verdict {
-  bool comparable = true;       // false: the traces share nothing, so no verdict is given
+  bool comparable = true;       // false: the traces do not run the same workload, so no verdict is given
+  WorkloadOverlap overlap;
   std::string faster;           // "a", "b" or "same"
+  // Why: "min_change" (medians within 2 %), "single_step" (one side has one step: no spread to
+  // judge by), "ranges_disjoint" (every B step slower, or faster, than every A step), "rank_test"
+  // (the Mann–Whitney p-value against kSignificance), "" when not comparable.
+  std::string basis;
+  RankTest test;
+  double significance = 0;      // the level p is held to
   int64_t delta_step_ns = 0;    // B − A, median step
   double delta_pct = 0;         // relative to A
-  int64_t noise_ns = 0;         // the larger of 2 % of A and twice the larger MAD
+  int64_t noise_ns = 0;         // the smallest change of the median called a difference: 2 % of A
   int64_t delta_gpu_busy_ns = 0, delta_cpu_ns = 0;
-  std::string decided_by;       // "cpu", "gpu" or "both": what bounds B's steps
+  std::string bound_a, bound_b;  // "cpu", "gpu" or "both": what bounds each side's steps
+  std::string decided_by;       // bound_b (kept for the JSON schema)
   bool syncs_every_step = false;  // each B step waits for the GPU, so CPU cost lands on the step
+  std::vector<Component> largest_changes;  // the blocks and step parts that moved most, largest first
+  Advice advice;
   std::string summary;
   std::vector<std::string> try_next;
 };
@@ -94,6 +145,8 @@ struct Diff {
   std::vector<KernelDelta> matched, only_a, only_b;
   std::vector<Replacement> replacements;
   std::string alignment_note;  // why replacements could not be computed, if so
+  std::vector<Component> components;  // the parts of the step, in table order (step, CPU, GPU, …)
+  std::vector<Component> blocks;      // the step's top-level blocks and ops by name, largest change first
   Verdict verdict;
 };
 
@@ -102,6 +155,8 @@ Diff diff_traces(const Trace& a, const Facts& fa, const Trace& b, const Facts& f
 // Parts of diff_traces, one file each.
 StepProfile profile_steps(const Trace& t, const Facts& f);
 void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
+WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d);
+void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
 void judge(Diff& d);
 
 }  // namespace whyslow

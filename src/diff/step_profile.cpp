@@ -85,6 +85,7 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   std::vector<StepFacts> order;
   for (const StepFacts* s : steps) order.push_back(*s);
   std::sort(order.begin(), order.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  for (const StepFacts& s : order) p.step_ns.push_back(s.duration_ns);
   auto step_of = [&](int64_t ts) { return step_containing(order, ts); };
 
   PerStep c(order.size());

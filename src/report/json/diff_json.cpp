@@ -86,6 +86,27 @@ void kernel_list(JsonWriter& w, const char* key, const std::vector<KernelDelta>&
   w.end_array();
 }
 
+// A part of the step on both sides: `{key, label, unit, a: {median, min, max}, b: {…}, delta}`.
+void component(JsonWriter& w, const Component& c) {
+  const bool time = c.unit == Quantity::Time;
+  w.begin_object(Layout::Inline);
+  w.key("key").string(c.key);
+  w.key("label").string(c.label);
+  w.key("unit").string(time ? "us" : "count");
+  spread(w, "a", c.a, time);
+  spread(w, "b", c.b, time);
+  w.key("delta");
+  if (time) w.microseconds(c.delta());
+  else w.integer(c.delta());
+  w.end_object();
+}
+
+void components(JsonWriter& w, const char* key, const std::vector<Component>& list) {
+  w.key(key).begin_array();
+  for (const Component& c : list) component(w, c);
+  w.end_array();
+}
+
 void strings(JsonWriter& w, const char* key, const std::vector<std::string>& v) {
   w.key(key).begin_array(Layout::Inline);
   for (const std::string& s : v) w.string(s);
@@ -122,6 +143,8 @@ std::string render_diff_json(const Diff& d) {
   w.end_array();
   w.key("alignment_note").string(d.alignment_note);
   w.end_object();
+  components(w, "components", d.components);
+  components(w, "blocks", d.blocks);
   const Verdict& v = d.verdict;
   w.key("verdict").begin_object();
   w.key("comparable").boolean(v.comparable);
@@ -131,11 +154,45 @@ std::string render_diff_json(const Diff& d) {
   w.key("delta_step_us").microseconds(v.delta_step_ns);
   w.key("delta_pct").number(v.delta_pct);
   w.key("noise_us").microseconds(v.noise_ns);
+  w.key("basis").string(v.basis);
+  w.key("significance").number(v.significance);
+  w.key("rank_test").begin_object(Layout::Inline);
+  w.key("u_b_slower").number(v.test.u_b_slower);
+  w.key("pairs").number(v.test.pairs);
+  w.key("p_value").number(v.test.p_value);
+  w.key("exact").boolean(v.test.exact);
+  w.key("smallest_p").number(v.test.smallest_p);
+  w.key("ranges_disjoint").boolean(v.test.ranges_disjoint);
+  w.end_object();
+  w.key("overlap");
+  if (!v.overlap.measured) {
+    w.null();
+  } else {
+    w.begin_object(Layout::Inline);
+    w.key("share").number(v.overlap.share);
+    w.key("basis").string(v.overlap.basis);
+    w.key("kernel_share").number(v.overlap.kernel_share);
+    w.key("shape_share");
+    if (v.overlap.shape_share < 0) w.null();
+    else w.number(v.overlap.shape_share);
+    w.end_object();
+  }
   w.key("decomposition").begin_object(Layout::Inline);
   w.key("delta_gpu_busy_us").microseconds(v.delta_gpu_busy_ns);
   w.key("delta_cpu_us").microseconds(v.delta_cpu_ns);
   w.key("decided_by").string(v.decided_by);
+  w.key("bound_a").string(v.bound_a);
+  w.key("bound_b").string(v.bound_b);
   w.key("syncs_every_step").boolean(v.syncs_every_step);
+  w.end_object();
+  components(w, "largest_changes", v.largest_changes);
+  w.key("advice").begin_object(Layout::Inline);
+  w.key("keep");
+  if (v.advice.keep.empty()) w.null();
+  else w.string(v.advice.keep);
+  w.key("because");
+  if (v.advice.because.empty()) w.null();
+  else w.string(v.advice.because);
   w.end_object();
   w.key("summary").string(v.summary);
   strings(w, "try", v.try_next);

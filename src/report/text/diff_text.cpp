@@ -43,6 +43,30 @@ void row(TextTable& t, const char* what, const Spread& a, const Spread& b, std::
   t.add_row({what, range(a, value), range(b, value), delta(b.median - a.median)});
 }
 
+// Launches per step by API (cudaLaunchKernel, cudaGraphLaunch, …), under the launches row.
+void launch_api_rows(TextTable& t, const Diff& d) {
+  std::set<std::string> apis;
+  for (const auto& [api, s] : d.a.launches_by_api) apis.insert(api);
+  for (const auto& [api, s] : d.b.launches_by_api) apis.insert(api);
+  for (const std::string& api : apis) {
+    const auto ia = d.a.launches_by_api.find(api), ib = d.b.launches_by_api.find(api);
+    const Spread sa = ia == d.a.launches_by_api.end() ? Spread{} : ia->second;
+    const Spread sb = ib == d.b.launches_by_api.end() ? Spread{} : ib->second;
+    t.add_row({"  " + api, range(sa, count_text), range(sb, count_text), signed_count(sb.median - sa.median)});
+  }
+}
+
+// The step's top-level blocks and ops whose time per step changed, largest change first.
+void blocks_section(std::string& out, const Diff& d, size_t max_rows) {
+  TextTable t({{"block or op", Align::Left}, {"A"}, {"B"}, {"B − A"}});
+  for (const Component& c : d.blocks)
+    if (c.delta() != 0)
+      t.add_row({shorten(c.label, kNameWidth), range(c.a, human_duration), range(c.b, human_duration), signed_time(c.delta())});
+  if (t.rows() == 0) return;
+  out += "\nWhere the step's time went: its top-level blocks and ops, time per step (largest change first)\n";
+  out += t.render(max_rows);
+}
+
 std::string per_step_calls(double calls) { return calls == static_cast<int64_t>(calls) ? fmt::format("{:.0f}", calls) : fmt::format("{:.2f}", calls); }
 
 std::string work_list(const std::vector<std::string>& names) {
@@ -105,7 +129,10 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
   }
   const Verdict& v = d.verdict;
   out += "\nVerdict";
-  if (v.comparable) out += v.faster == "same" ? ": no measurable difference\n" : fmt::format(": {} is faster\n", v.faster == "b" ? "B" : "A");
+  if (v.comparable && v.faster == "same")
+    out += v.basis == "rank_test" ? fmt::format(": not shown to differ (p = {:.3f})\n", v.test.p_value) : ": no measurable difference\n";
+  else if (v.comparable)
+    out += fmt::format(": {} is faster\n", v.faster == "b" ? "B" : "A");
   else out += ": none (the traces are not comparable)\n";
   append_paragraph(out, v.summary, "  ");
   if (!v.try_next.empty()) {
@@ -115,26 +142,15 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
 
   out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
   TextTable t({{"", Align::Left}, {"A"}, {"B"}, {"B − A"}});
-  row(t, "step", d.a.step, d.b.step, human_duration, signed_time);
-  row(t, "CPU (not blocked)", d.a.cpu, d.b.cpu, human_duration, signed_time);
-  row(t, "blocked on the GPU", d.a.sync_wait, d.b.sync_wait, human_duration, signed_time);
-  row(t, "GPU busy", d.a.gpu_busy, d.b.gpu_busy, human_duration, signed_time);
-  row(t, "GPU idle", d.a.gpu_idle, d.b.gpu_idle, human_duration, signed_time);
-  row(t, "kernels", d.a.kernels, d.b.kernels, count_text, signed_count);
-  row(t, "launches", d.a.launches, d.b.launches, count_text, signed_count);
-  std::set<std::string> apis;
-  for (const auto& [api, s] : d.a.launches_by_api) apis.insert(api);
-  for (const auto& [api, s] : d.b.launches_by_api) apis.insert(api);
-  for (const std::string& api : apis) {
-    const auto ia = d.a.launches_by_api.find(api), ib = d.b.launches_by_api.find(api);
-    const Spread sa = ia == d.a.launches_by_api.end() ? Spread{} : ia->second;
-    const Spread sb = ib == d.b.launches_by_api.end() ? Spread{} : ib->second;
-    t.add_row({"  " + api, range(sa, count_text), range(sb, count_text), signed_count(sb.median - sa.median)});
+  for (const Component& c : d.components) {
+    if (c.unit == Quantity::Time) row(t, c.label.c_str(), c.a, c.b, human_duration, signed_time);
+    else row(t, c.label.c_str(), c.a, c.b, count_text, signed_count);
+    if (c.key == "launches") launch_api_rows(t, d);
+    if (c.key == "memcpys") row(t, "memcpy bytes", d.a.memcpy_bytes, d.b.memcpy_bytes, bytes_text, signed_count);
   }
-  row(t, "memcpys", d.a.memcpys, d.b.memcpys, count_text, signed_count);
-  row(t, "memcpy bytes", d.a.memcpy_bytes, d.b.memcpy_bytes, bytes_text, signed_count);
-  row(t, "memsets", d.a.memsets, d.b.memsets, count_text, signed_count);
   out += t.render(0);
+
+  blocks_section(out, d, options.max_rows);
 
   if (!d.replacements.empty() || !d.alignment_note.empty()) {
     out += "\nWhat B does instead (aligning a typical step of each; memsets do not count as a pass over data)\n";
