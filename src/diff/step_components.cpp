@@ -81,6 +81,19 @@ void compare_components(const Trace& a, const Facts& fa, const Trace& b, const F
     for (const StepFacts& s : sb) vb.push_back(row.of(s));
     d.components.push_back({row.key, row.label, row.unit, spread_of(va), spread_of(vb)});
   }
+  // The step thread's CPU time by category (steps[].cpu_breakdown_us): which kind of CPU work changed.
+  for (size_t c = 0; c < kCpuCategories; ++c) {
+    std::vector<int64_t> va, vb;
+    for (const StepFacts& s : sa) va.push_back(s.cpu_breakdown[c]);
+    for (const StepFacts& s : sb) vb.push_back(s.cpu_breakdown[c]);
+    if (std::all_of(va.begin(), va.end(), [](int64_t x) { return x == 0; }) &&
+        std::all_of(vb.begin(), vb.end(), [](int64_t x) { return x == 0; }))
+      continue;
+    const std::string name(to_string(static_cast<CpuCategory>(c)));
+    std::string label = "  CPU: " + name;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    d.components.push_back({"cpu_" + name + "_us", label, Quantity::Time, spread_of(va), spread_of(vb)});
+  }
   const auto ba = block_time(a, fa), bb = block_time(b, fb);
   std::map<std::string, Component> blocks;
   for (const auto& [key, v] : ba) blocks[key] = {key, key, Quantity::Time, spread_of(v), {}};
