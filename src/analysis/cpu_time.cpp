@@ -134,18 +134,24 @@ void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory
   close_until(windows.back()->end_ns);
 }
 
-// The thread whose top-level events take the most time: the one a stepless trace is about.
+// The thread a stepless trace is about: of the threads that launch GPU work (all threads in a
+// CPU-only trace), the one whose top-level events take the most time. Launching matters: a
+// profiler or logging thread can hold long idle events. The most launches alone would not do: in
+// training, the autograd thread launches the backward pass, twice the forward's kernels, while the
+// main thread runs the loop — the DataLoader, the forward, the optimizer — and waits for it.
 TrackId main_thread(const Trace& t) {
   TrackId best = UINT32_MAX;
-  int64_t best_ns = -1;
+  std::pair<bool, int64_t> best_score{false, -1};  // (launches GPU work, top-level time)
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
     const Track& tr = t.tracks[k];
     if (tr.kind != TrackKind::Cpu) continue;
-    int64_t ns = 0;
-    for (EventId e : tr.events)
+    std::pair<bool, int64_t> score{false, 0};
+    for (EventId e : tr.events) {
+      score.first = score.first || t.is_launch(e);
       if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant && t.kind[e] != EventKind::TraceSpan)
-        ns += t.dur_ns[e];
-    if (ns > best_ns) best = k, best_ns = ns;
+        score.second += t.dur_ns[e];
+    }
+    if (score > best_score) best = k, best_score = score;
   }
   return best;
 }

@@ -132,9 +132,10 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                            human_duration(categories[i].first), describe(categories[i].second));
     x.detail = fmt::format(
         "In {}, the GPU is busy only {} of {}. The rest of the time it has nothing queued, because the "
-        "CPU is not done with its part: of the step's CPU thread, {}{}. Faster kernels would not shorten "
+        "CPU is not done with its part: of {}, {}{}. Faster kernels would not shorten "
         "this step; less CPU time before each GPU launch would.",
-        unit, human_duration(busy), human_duration(step), where.empty() ? "nothing is recorded" : where,
+        unit, human_duration(busy), human_duration(step), per_step ? "the step's thread" : "the main thread",
+        where.empty() ? "nothing is recorded" : where,
         categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "");
     x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
     x.impact_ns = step - busy;

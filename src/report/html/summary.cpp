@@ -1,7 +1,9 @@
 #include "report/html/summary.hpp"
 
+#include <algorithm>
 #include <array>
 
+#include "analysis/steady_steps.hpp"
 #include "report/format.hpp"
 #include "report/html/event_class.hpp"
 #include "report/html/page_schema.hpp"
@@ -54,6 +56,25 @@ void write_steps(CompactJson& w, const Facts& f) {
   w.key("cold_step").integer(f.cold_start.step_index);
 }
 
+// The step thread's CPU time by category: {category, per_step_ns (median over the steady steps),
+// total_ns} for each category with time, largest per step first.
+void write_cpu_time(CompactJson& w, const Facts& f) {
+  const auto steps = steady_steps(f);
+  std::vector<std::pair<int64_t, size_t>> rows;
+  for (size_t c = 0; c < kCpuCategories; ++c)
+    if (f.window.cpu_breakdown[c] > 0) rows.emplace_back(median_of(steps, static_cast<CpuCategory>(c)), c);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  w.key("cpu_time").begin_array();
+  for (const auto& [per_step, c] : rows) {
+    w.begin_object();
+    w.key("category").string(to_string(static_cast<CpuCategory>(c)));
+    w.key("per_step_ns").integer(per_step);
+    w.key("total_ns").integer(f.window.cpu_breakdown[c]);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_kernels(CompactJson& w, const Trace& t, const Facts& f) {
   int64_t rest = 0;
   w.key("kernels").begin_object();
@@ -99,6 +120,7 @@ void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selecti
   }
   w.end_array();
   write_steps(w, f);
+  write_cpu_time(w, f);
   write_kernels(w, t, f);
   write_annotations(w, f);
 }

@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "report/format.hpp"
 #include "report/text/text_report.hpp"
 #include "report/text/text_table.hpp"
@@ -58,6 +60,44 @@ std::string steps_table(const Facts& facts) {
                      "the work launched in the step\n",
                      facts.steps.size()) +
          t.render(0);
+}
+
+std::string cpu_time_table(const Trace& trace, const Facts& facts) {
+  std::vector<size_t> shown;  // the categories with time in some step
+  for (size_t c = 0; c < kCpuCategories; ++c)
+    if (facts.window.cpu_breakdown[c] > 0) shown.push_back(c);
+  if (shown.empty()) return "";
+  std::vector<Column> columns = {{"step", Align::Left}, {"duration"}};
+  for (size_t c : shown) {
+    std::string name(to_string(static_cast<CpuCategory>(c)));
+    std::replace(name.begin(), name.end(), '_', ' ');
+    columns.push_back({name});
+  }
+  TextTable t(columns);
+  auto cells = [&](const StepFacts& s, int64_t duration) {
+    std::vector<std::string> row = {shorten(s.name, kNameWidth), human_duration(duration)};
+    for (size_t c : shown)
+      row.push_back(s.cpu_breakdown[c] == 0 ? "-"
+                                            : fmt::format("{} {}", human_duration(s.cpu_breakdown[c]),
+                                                          format_percent(s.cpu_breakdown[c], duration)));
+    return row;
+  };
+  int64_t total = 0;
+  for (const StepFacts& s : facts.steps) total += s.duration_ns;
+  std::string title;
+  if (facts.steps.empty()) {
+    t.add_row(cells(facts.window, facts.window.duration_ns));
+    title = fmt::format("CPU time of the main thread ({}) by category:", facts.window_thread < trace.tracks.size()
+                                                                            ? trace.tracks[facts.window_thread].name
+                                                                            : "none");
+  } else {
+    for (const StepFacts& s : facts.steps) t.add_row(cells(s, s.duration_ns));
+    StepFacts sum = facts.window;
+    sum.name = "all steps";
+    t.add_footer(cells(sum, total));
+    title = "CPU time of each step's thread by category (every ns in one; docs/JSON.md says which):";
+  }
+  return title + "\n" + t.render(0);
 }
 
 std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows) {

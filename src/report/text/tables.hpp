@@ -16,6 +16,8 @@ inline constexpr size_t kNameWidth = 60;
 inline constexpr std::string_view kDeviceRowSuffix = " (device)";
 
 std::string steps_table(const Facts& facts);  // every step, then the whole trace as a total
+// Each step's thread's time by CPU category (the stepless window's main thread without steps).
+std::string cpu_time_table(const Trace& trace, const Facts& facts);
 std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows);
 std::string ops_table(const Facts& facts, size_t max_rows);
 std::string annotations_table(const Facts& facts, size_t max_rows);

@@ -94,6 +94,11 @@ function renderCharts(D, timeline) {
       "time of the work it launched (all streams merged)." + (log ? " Logarithmic axis: one step is far longer than the rest." : "") +
       " Click a step to see it on the timeline."
     : "";
+  const cpuRows = D.cpu_time.map(c =>
+    ({ label: c.category.replace(/_/g, " "), values: [c.per_step_ns],
+       text: `${fmtDur(c.per_step_ns)} ${D.steps.length ? "per step" : ""} · ${fmtDur(c.total_ns)} in all` }));
+  barChart(document.getElementById("chart-cpu"), cpuRows, [[D.steps.length ? "median per step" : "main thread", "#9467bd"]],
+    "No CPU thread to break down.");
   const k = D.kernels;
   const kernelRows = k.top.map(([name, short, total, calls]) =>
     ({ label: short, title: name, values: [total], text: `${fmtDur(total)} · ${fmtCount(calls)} calls` }));
