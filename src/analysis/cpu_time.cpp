@@ -8,8 +8,11 @@
 //   3. compile       … is torch.compile's own CPU work (Dynamo cache lookup and guards,
 //                    compilation) — not the compiled region, whose launches are real work;
 //   4. by the innermost event itself:
-//        runtime/driver call: sync_wait if it blocks the host (host_waits.hpp), allocator if it
-//                    allocates or frees memory, else launch;
+//        runtime/driver call: sync_wait if it blocks the host (host_waits.hpp: synchronize calls,
+//                    synchronous copies, copies from pageable memory), allocator if it allocates
+//                    or frees memory, else launch;
+//        the profiler's overhead events other than its bookkeeping (Runtime Triggered Module
+//                    Loading, Lazy Function Loading): launch, driver work done for a first launch;
 //        python_function: python;
 //        cpu_op: dispatch when its top-level op (the outermost op around it on the thread)
 //                    launches GPU work — framework overhead on the way to the GPU — else
@@ -18,6 +21,8 @@
 // The categories of a step sum to its duration exactly: one sweep over the thread's events hands
 // each instant to the top of the open-event stack.
 #include <algorithm>
+#include <array>
+#include <tuple>
 
 #include "analysis/event_names.hpp"
 #include "analysis/host_waits.hpp"
@@ -30,6 +35,16 @@ namespace {
 // Context an event passes down to everything nested in it (rules 1–3), strongest first.
 enum class Context : uint8_t { None, Compile, Profiler, DataLoading };
 
+CpuCategory with_context(Context c) {
+  switch (c) {
+    case Context::DataLoading: return CpuCategory::DataLoading;
+    case Context::Profiler: return CpuCategory::Profiler;
+    case Context::Compile: return CpuCategory::Compile;
+    case Context::None: break;
+  }
+  return CpuCategory::Other;
+}
+
 Context own_context(const Trace& t, EventId e) {
   const std::string_view n = t.name_of(e);
   if (is_data_loader_span(n)) return Context::DataLoading;
@@ -38,8 +53,11 @@ Context own_context(const Trace& t, EventId e) {
   return Context::None;
 }
 
-// Per event of one thread: its category, in one pass forward (parents come before children on a
-// track) after one pass backward marking the ops whose subtree launches GPU work.
+// Per event of one thread: the category of its self time by its own kind (rule 4), in one pass
+// forward (parents come before children on a track) after one pass backward marking the ops whose
+// subtree launches GPU work. `out` gets each event's category with the context of the events
+// around it by nesting (rules 1–3); the step sums apply the context by time instead (contexts()),
+// which also covers a block entered while a Python frame was open.
 std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std::vector<CpuCategory>& out) {
   std::vector<uint8_t> launches_below(tr.events.size(), 0);
   std::vector<uint32_t> index_of_parent(tr.events.size(), UINT32_MAX);
@@ -65,33 +83,65 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
   std::vector<Context> context(tr.events.size(), Context::None);
   std::vector<uint32_t> top_op(tr.events.size(), UINT32_MAX);  // slot of the outermost op above (or self)
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
+  // An ATen op, not a record_function block filed as one (2021 traces).
+  auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !is_record_function_name(t.name_of(e)); };
   for (uint32_t i = 0; i < tr.events.size(); ++i) {
     const EventId e = tr.events[i];
     const uint32_t p = index_of_parent[i];
     context[i] = std::max(own_context(t, e), p != UINT32_MAX ? context[p] : Context::None);
     top_op[i] = p != UINT32_MAX ? top_op[p] : UINT32_MAX;
-    if (top_op[i] == UINT32_MAX && t.kind[e] == EventKind::CpuOp) top_op[i] = i;
+    if (top_op[i] == UINT32_MAX && is_op(e)) top_op[i] = i;
     CpuCategory c = CpuCategory::Other;
-    switch (context[i]) {
-      case Context::DataLoading: c = CpuCategory::DataLoading; break;
-      case Context::Profiler: c = CpuCategory::Profiler; break;
-      case Context::Compile: c = CpuCategory::Compile; break;
-      case Context::None:
-        if (is_host_api(t.kind[e])) {
-          c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
-              : is_allocator_call(t.name_of(e))      ? CpuCategory::Allocator
-                                                     : CpuCategory::Launch;
-        } else if (t.kind[e] == EventKind::PythonFunction) {
-          c = CpuCategory::Python;
-        } else if (t.kind[e] == EventKind::CpuOp) {
-          c = launches_below[top_op[i]] ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
-        }
-        break;
+    if (is_host_api(t.kind[e])) {
+      c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
+          : is_allocator_call(t.name_of(e))      ? CpuCategory::Allocator
+                                                 : CpuCategory::Launch;
+    } else if (t.kind[e] == EventKind::Overhead) {
+      c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
+    } else if (t.kind[e] == EventKind::PythonFunction) {
+      c = CpuCategory::Python;
+    } else if (is_op(e)) {
+      c = launches_below[top_op[i]] ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
     }
     cats[i] = c;
-    out[e] = c;
+    out[e] = context[i] == Context::None ? c : with_context(context[i]);
   }
   return cats;
+}
+
+// The thread's time under each context (rules 1–3), strongest first where they overlap:
+// disjoint, ascending pieces.
+struct ContextPiece {
+  int64_t start, end;
+  Context context;
+};
+std::vector<ContextPiece> contexts(const Trace& t, const Track& tr) {
+  std::vector<std::tuple<int64_t, int, Context>> edges;  // (time, +1/-1, context)
+  for (EventId e : tr.events) {
+    const Context c = own_context(t, e);
+    if (c == Context::None || t.dur_ns[e] <= 0) continue;
+    edges.emplace_back(t.start_ns[e], +1, c);
+    edges.emplace_back(t.end_ns(e), -1, c);
+  }
+  std::sort(edges.begin(), edges.end());
+  std::vector<ContextPiece> out;
+  std::array<int, 4> open{};
+  int64_t last = 0;
+  auto strongest = [&] {
+    for (Context c : {Context::DataLoading, Context::Profiler, Context::Compile})
+      if (open[static_cast<size_t>(c)] > 0) return c;
+    return Context::None;
+  };
+  for (const auto& [ts, delta, c] : edges) {
+    const Context before = strongest();
+    if (before != Context::None && ts > last) {
+      if (!out.empty() && out.back().end == last && out.back().context == before) out.back().end = ts;
+      else out.push_back({last, ts, before});
+    }
+    open[static_cast<size_t>(c)] += delta;
+    last = ts;
+  }
+  return out;
 }
 
 // Adds [a, b) of category c to the windows it overlaps (ascending, disjoint).
@@ -105,11 +155,32 @@ void add_span(std::vector<StepFacts*>& windows, int64_t a, int64_t b, CpuCategor
   }
 }
 
-// One sweep over a thread: each instant goes to the innermost open event's category; instants
-// with no open event go to Other.
+// Hands [a, b) of base category `c` to the windows, the parts under a context to the context's
+// category. `pieces` are the thread's context pieces; `next` walks them as the calls come in time order.
+void add_span_in_context(std::vector<StepFacts*>& windows, const std::vector<ContextPiece>& pieces, size_t& next,
+                         int64_t a, int64_t b, CpuCategory c) {
+  while (next < pieces.size() && pieces[next].end <= a) ++next;
+  for (size_t k = next; a < b; ++k) {
+    if (k >= pieces.size() || pieces[k].start >= b) {
+      add_span(windows, a, b, c);
+      return;
+    }
+    const ContextPiece& p = pieces[k];
+    if (p.start > a) add_span(windows, a, p.start, c);
+    const int64_t lo = std::max(a, p.start), hi = std::min(b, p.end);
+    add_span(windows, lo, hi, with_context(p.context));
+    a = hi;
+  }
+}
+
+// One sweep over a thread: each instant goes to the innermost open event's category (instants
+// with no open event to Other), then to its context's when a context is open then.
 void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory>& cats,
                   std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
+  const std::vector<ContextPiece> pieces = contexts(t, tr);
+  size_t next = 0;
+  auto add = [&](int64_t a, int64_t b, CpuCategory c) { add_span_in_context(windows, pieces, next, a, b, c); };
   struct Open {
     int64_t end;
     CpuCategory cat;
@@ -118,11 +189,11 @@ void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory
   int64_t cursor = windows.front()->start_ns;
   auto close_until = [&](int64_t ts) {
     while (!stack.empty() && stack.back().end <= ts) {
-      add_span(windows, cursor, stack.back().end, stack.back().cat);
+      add(cursor, stack.back().end, stack.back().cat);
       cursor = std::max(cursor, stack.back().end);
       stack.pop_back();
     }
-    add_span(windows, cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat);
+    add(cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat);
     cursor = std::max(cursor, ts);
   };
   for (uint32_t i = 0; i < tr.events.size(); ++i) {

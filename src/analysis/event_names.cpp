@@ -29,6 +29,10 @@ bool is_blocking_copy_call(std::string_view n) {
 bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
 
 
+bool is_record_function_name(std::string_view n) {
+  return starts_with(n, "## ") || (n.find('#') != std::string_view::npos && !starts_with(n, "aten::"));
+}
+
 bool is_data_loader_span(std::string_view n) {
   return starts_with(n, "enumerate(DataLoader)#") || starts_with(n, "enumerate(DataPipe)#");
 }
@@ -43,7 +47,7 @@ bool is_allocator_call(std::string_view n) {
   return false;
 }
 
-bool is_profiler_bookkeeping(std::string_view n) { return n == "Activity Buffer Request"; }
+bool is_profiler_bookkeeping(std::string_view n) { return n == "Activity Buffer Request" || n == "Buffer Flush"; }
 
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }

@@ -18,6 +18,10 @@ bool is_blocking_copy_call(std::string_view name);
 // cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch: one call replays a whole CUDA graph.
 bool is_graph_launch(std::string_view name);
 
+// 2021 traces file record_function blocks under the ops' category ("Operator"): their names give
+// them away — "ProfilerStep#5", "enumerate(DataLoader)#…", "Optimizer.step#SGD.step", "## forward ##".
+bool is_record_function_name(std::string_view name);
+
 // torch.utils.data's iterator spans: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
 // "enumerate(DataPipe)#…": the step waiting for (or computing) its next batch.
 bool is_data_loader_span(std::string_view name);
@@ -28,7 +32,7 @@ bool is_data_loader_span(std::string_view name);
 // hipHostMalloc/hipHostFree/hipExtMallocWithFlags.
 bool is_allocator_call(std::string_view name);
 
-// The profiler's own bookkeeping: "Activity Buffer Request" (CUPTI asking for a buffer).
+// The profiler's own bookkeeping: "Activity Buffer Request" (CUPTI asking for a buffer), "Buffer Flush".
 bool is_profiler_bookkeeping(std::string_view name);
 
 // torch.compile's own markers.
