@@ -28,12 +28,19 @@ struct Args {
   std::string peaks;  // --peaks FILE: measured ceilings for the roofline
 };
 
+void add_max_value_size(CLI::App* cmd, Args& a) {
+  cmd->add_option_function<size_t>("--max-value-size", [&a](size_t mib) { a.load.max_value_bytes = mib << 20; },
+                                   "largest single event or value to load, in MiB (default 64)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+}
+
 // `report` and `annotate`: one trace in, one file out.
 void add_trace_input(CLI::App* cmd, Args& a) {
   cmd->add_option("trace", a.path, "trace file: Kineto / Chrome-trace JSON, plain or .gz")
       ->required();  // a missing file is reported by the loader, with exit code 2 like any unreadable trace
   cmd->add_flag("--allow-truncated", a.load.allow_truncated,
                 "analyze the complete events of a truncated trace instead of failing");
+  add_max_value_size(cmd, a);
 }
 
 void add_peaks(CLI::App* cmd, Args& a) {
@@ -150,6 +157,7 @@ int main(int argc, char** argv) {
   diff->add_option("b", path_b, "trace B (the change)")->required();
   diff->add_flag("--json", a.json, "print JSON (schema: docs/JSON.md) instead of text");
   diff->add_flag("--allow-truncated", a.load.allow_truncated, "analyze the complete events of truncated traces");
+  add_max_value_size(diff, a);
   diff->add_option("--rows", a.text.max_rows, "rows per kernel table (0: all)")->capture_default_str();
   std::string output, report_b;
   auto* report = app.add_subcommand("report", "a self-contained HTML page: the findings drawn on the CPU and GPU lanes, charts");
