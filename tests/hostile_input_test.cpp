@@ -220,6 +220,18 @@ TEST(HostileInput, NumbersThatAreNotJsonAreSyntaxErrors) {
   }
 }
 
+TEST(HostileInput, ValidValuesOfEveryKindLoad) {
+  // Read or not; an array read as text keeps its spelling, less the whitespace around it.
+  const Trace t = load_text(trace_json({R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"bp":"e",)"
+                                        R"("args":{"Input Dims": [[1, 2],  [3] ]  , "x": [true, false, null, -0.5e-3, "\u00e9\n"],)"
+                                        R"("o": {"k\u0065y": {}}, "Ev Idx": 0, "correlation": 5.0, "External id": 1e3}})"}));
+  ASSERT_EQ(t.size(), 1u);
+  ASSERT_NE(t.detail[0], UINT32_MAX);
+  EXPECT_EQ(t.names.view(t.op_shapes[t.detail[0]].input_dims), "[[1, 2],  [3] ]");
+  EXPECT_EQ(t.correlation[0], 5);   // "5.0": an integer written by a re-serializer
+  EXPECT_EQ(t.external_id[0], 0);   // 1e3: valid JSON, not an integer id: absent
+}
+
 TEST(HostileInput, InvalidTopLevelValuesAreSyntaxErrors) {
   const std::string events = R"("traceEvents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])";
   for (const std::string bad : {R"("baseTimeNanoseconds": 01)", R"("traceName": tru)",

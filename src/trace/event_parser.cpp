@@ -130,8 +130,10 @@ int64_t time_field(od::value& v, std::string_view key) {
   const char* where = location(v);
   if (t != od::json_type::number)
     throw EventFieldError{quoted(key) + " must be a number of microseconds, got " + type_name(t), where};
-  const std::string_view raw = scalar_text(v, t, key);
-  auto ns = micros_text_to_ns(raw);
+  // micros_text_to_ns accepts JSON numbers only: one pass both checks and converts the text.
+  const std::string_view raw = trim(v.raw_json_token());
+  const auto ns = micros_text_to_ns(raw);
+  if (!ns) scalar_text(v, t, key);  // throws when the text is not a JSON number at all
   if (!ns || *ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs)
     throw EventFieldError{quoted(key) + " = " + printable(raw.substr(0, 40)) +
                               " µs is out of range: whyslow reads times up to ±2^62 ns "
@@ -145,15 +147,13 @@ int64_t time_field(od::value& v, std::string_view key) {
 // JSON at all is still an error.
 int64_t int_arg(od::value& v, std::string_view key, int64_t absent = 0) {
   const od::json_type t = type_of(v, key);
-  if (t == od::json_type::array || t == od::json_type::object) return absent;
-  if (t == od::json_type::string) {
-    Scratch unused;
-    string_value(v, key, unused);
-    return absent;
+  if (t == od::json_type::array || t == od::json_type::object || t == od::json_type::string) return absent;
+  if (t == od::json_type::number) {
+    // integer_text_to_i64 accepts JSON integers only; anything it refuses gets the full check.
+    if (const auto n = integer_text_to_i64(trim(v.raw_json_token()))) return *n;
   }
-  const std::string_view raw = scalar_text(v, t, key);
-  if (t != od::json_type::number) return absent;
-  return integer_text_to_i64(raw).value_or(absent);
+  scalar_text(v, t, key);  // throws when the text is not JSON
+  return absent;
 }
 
 void int3_arg(od::value& v, std::string_view key, int32_t out[3]) {
@@ -186,11 +186,13 @@ NameId string_or_raw(od::value& v, std::string_view key, StringPool& names, Scra
   if (t == od::json_type::string) return names.intern(string_value(v, key, scratch));
   if (t == od::json_type::object) return kNoName;
   if (t == od::json_type::array) {
+    // The array's text as written ("[[64, 64], [64]]"), its elements unparsed (see
+    // docs/ARCHITECTURE.md: what the loader validates).
     od::array a;
     std::string_view raw;
     if (v.get_array().get(a) || a.raw_json().get(raw))
       throw EventFieldError{"malformed array in " + quoted(key), location(v), LoadError::Kind::Syntax};
-    return names.intern(raw);
+    return names.intern(trim(raw));
   }
   const std::string_view raw = scalar_text(v, t, key);
   if (t == od::json_type::null) return kNoName;
