@@ -127,18 +127,31 @@ TEST(HostileInput, TimesAtTheEdgesOfInt64AreErrors) {
                   Kind::Schema, "-4611686018427388");
 }
 
-TEST(HostileInput, TheDocumentedRangeIsPlusMinusTwoToThe62Nanoseconds) {
-  // 2^62 ns = 4611686018427387.904 µs: the last representable start, and end.
-  const Trace edge = load_text(trace_json({
-      R"({"ph":"X","name":"late","pid":1,"tid":1,"ts":4611686018427387.903,"dur":0.001})",
-      R"({"ph":"X","name":"early","pid":1,"tid":1,"ts":-4611686018427387.904,"dur":0})",
-  }));
-  ASSERT_EQ(edge.size(), 2u);
-  EXPECT_EQ(edge.end_ns(0), int64_t{1} << 62);
-  EXPECT_EQ(edge.start_ns[1], -(int64_t{1} << 62));
-  explain_and_render(edge);
-  expect_error_at(one_event("4611686018427387.904", "0.001"), Kind::Schema, R"({"ph":"X")");
-  expect_error_at(one_event("4611686018427387.905", "0"), Kind::Schema, "4611686018427387.905");
+TEST(HostileInput, TheDocumentedRangeIsBelowPlusMinusTwoToThe62Nanoseconds) {
+  // 2^62 ns = 4611686018427387.904 µs: times strictly inside ±2^62 load.
+  const Trace late = load_text(one_event("4611686018427387.902", "0.001"));
+  EXPECT_EQ(late.end_ns(0), (int64_t{1} << 62) - 1);
+  explain_and_render(late);
+  const Trace early = load_text(one_event("-4611686018427387.903", "0"));
+  EXPECT_EQ(early.start_ns[0], -(int64_t{1} << 62) + 1);
+  explain_and_render(early);
+  expect_error_at(one_event("4611686018427387.903", "0.001"), Kind::Schema, R"({"ph":"X")");
+  expect_error_at(one_event("4611686018427387.904", "0"), Kind::Schema, "4611686018427387.904");
+  expect_error_at(one_event("-4611686018427387.904", "0"), Kind::Schema, "-4611686018427387.904");
+}
+
+TEST(HostileInput, EventsTwoToThe62NanosecondsApartAreAnError) {
+  // Both ends of the range in one trace: end - start was 2^63 - 2, and the HTML timeline's
+  // rounding up to whole buckets overflowed (found by the fuzzer).
+  const std::string late = R"({"ph":"X","name":"late","pid":1,"tid":1,"ts":2305843009213693.952,"dur":0})";
+  const std::string early = R"({"ph":"i","s":"t","name":"early","pid":1,"tid":1,"ts":-2305843009213693.952})";
+  const std::string what = expect_error_at(trace_json({late, early}), Kind::Schema, early);
+  EXPECT_NE(what.find("event #1"), std::string::npos) << what;
+  EXPECT_NE(what.find("146 years"), std::string::npos) << what;
+  // One nanosecond less apart loads.
+  const Trace t = load_text(trace_json({R"({"ph":"X","name":"late","pid":1,"tid":1,"ts":2305843009213693.951,"dur":0})", early}));
+  EXPECT_EQ(t.start_ns[0] - t.start_ns[1], (int64_t{1} << 62) - 1);
+  explain_and_render(t);
 }
 
 TEST(HostileInput, DurationsThatAddUpBeyondTwoToThe62AreAnError) {

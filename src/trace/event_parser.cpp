@@ -118,7 +118,7 @@ std::string_view scalar_text(od::value& v, od::json_type t, std::string_view key
   return raw;
 }
 
-// The range of times whyslow computes with: |ts| and |ts + dur| at most 2^62 ns (146 years on
+// The range of times whyslow computes with: |ts| and |ts + dur| below 2^62 ns (146 years on
 // either side of the trace's clock zero: Unix-epoch nanoseconds reach 2^62 in 2116). Any
 // difference of two such times fits in int64 with room to spare, and no analysis has to check
 // its arithmetic on end - start.
@@ -134,9 +134,9 @@ int64_t time_field(od::value& v, std::string_view key) {
   const std::string_view raw = trim(v.raw_json_token());
   const auto ns = micros_text_to_ns(raw);
   if (!ns) scalar_text(v, t, key);  // throws when the text is not a JSON number at all
-  if (!ns || *ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs)
+  if (!ns || *ns >= kMaxAbsTimeNs || *ns <= -kMaxAbsTimeNs)
     throw EventFieldError{quoted(key) + " = " + printable(raw.substr(0, 40)) +
-                              " µs is out of range: whyslow reads times up to ±2^62 ns "
+                              " µs is out of range: whyslow reads times below ±2^62 ns "
                               "(146 years from the trace's clock zero)",
                           where};
   return *ns;
@@ -295,17 +295,40 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scra
   }
 }
 
-// The event's end fits the range too (its start was checked as it was read); negative
-// durations count as 0, as the builder stores them.
-bool end_in_range(const ParsedEvent& e) {
-  int64_t end = 0;
-  return !__builtin_add_overflow(e.ts_ns, e.dur_ns > 0 ? e.dur_ns : 0, &end) && end <= kMaxAbsTimeNs;
-}
+// The times of the events so far, checked one event at a time against the limits that keep
+// the analyses' int64 arithmetic exact. Real traces are minutes long and sum to hours.
+struct TimeRange {
+  // Between the earliest start and the latest end: below 2^62 ns (146 years). Any difference of
+  // two times is then below 2^62, leaving 2^62 of headroom for what the analyses add to it
+  // (rounding up a window to whole buckets, a step's end plus a margin).
+  static constexpr int64_t kMaxSpanNs = int64_t{1} << 62;
+  // All durations together: at most 2^62 ns. The analyses add up durations of subsets of the
+  // events (per kernel name, per op, per step); bounding the total bounds every such sum.
+  static constexpr uint64_t kMaxTotalDurationNs = uint64_t{1} << 62;
 
-// The sum of all durations in a trace: at most 2^62 ns (146 years). The analyses add up
-// durations of subsets of the events (per kernel name, per op, per step) in int64; bounding
-// the total bounds every such sum, with a factor of two to spare. Real traces sum to hours.
-constexpr int64_t kMaxTotalDurationNs = int64_t{1} << 62;
+  int64_t min_start = INT64_MAX, max_end = INT64_MIN;
+  uint64_t total_dur_ns = 0;  // unsigned: 2^62 + 2^62 fits
+
+  // Adds an event whose start is already within ±2^62 (time_field checks it); returns what is
+  // wrong with its times, or nullptr. Negative durations count as 0, as the builder stores them.
+  const char* add(const ParsedEvent& e) {
+    const int64_t dur = e.dur_ns > 0 ? e.dur_ns : 0;  // time_field: below 2^62
+    const int64_t end = e.ts_ns + dur;                // below 2^63: no overflow
+    if (end >= kMaxAbsTimeNs)
+      return "the event ends ('ts' + 'dur') beyond the range whyslow reads, below ±2^62 ns (146 years "
+             "from the trace's clock zero)";
+    min_start = std::min(min_start, e.ts_ns);
+    max_end = std::max(max_end, end);
+    if (max_end - min_start >= kMaxSpanNs)  // both within ±2^62: the difference fits
+      return "this event and an earlier one are 2^62 ns (146 years) or more apart: more than the "
+             "span of times whyslow computes with";
+    total_dur_ns += static_cast<uint64_t>(dur);  // at most 2^62 + 2^62: cannot wrap
+    if (total_dur_ns > kMaxTotalDurationNs)
+      return "the durations of the events up to this one add up to more than 2^62 ns (146 years), "
+             "more than whyslow's 64-bit sums can hold";
+    return nullptr;
+  }
+};
 
 }  // namespace
 
@@ -316,7 +339,7 @@ struct EventParser::Impl {
   od::parser parser;
   ParsedEvent event;
   Scratch scratch;
-  uint64_t total_dur_ns = 0;  // unsigned: 2^62 + 2^62 fits
+  TimeRange times;
 };
 
 EventParser::EventParser(TraceBuilder& builder, std::string path)
@@ -414,18 +437,12 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
         case 'X':
           if (!e.has_ts) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'ts'", kSchema);
           if (!e.has_dur) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'dur'", kSchema);
-          if (!end_in_range(e))
-            fail(i, nullptr, "the event ends ('ts' + 'dur') beyond the range whyslow reads, ±2^62 ns "
-                 "(146 years from the trace's clock zero)", kSchema);
-          // Both terms are at most 2^62, so the unsigned sum cannot wrap before it is compared.
-          if (e.dur_ns > 0 && (im.total_dur_ns += static_cast<uint64_t>(e.dur_ns)) >
-                                  static_cast<uint64_t>(kMaxTotalDurationNs))
-            fail(i, nullptr, "the durations of the events up to this one add up to more than 2^62 ns "
-                 "(146 years), more than whyslow's 64-bit sums can hold", kSchema);
+          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
           im.builder.add_event(e);
           break;
         case 'i': case 'I':
           if (!e.has_ts) fail(i, nullptr, "instant event (\"ph\": \"i\") has no 'ts'", kSchema);
+          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
           im.builder.add_event(e);
           break;
         case 'M':
