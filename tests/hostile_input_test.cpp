@@ -304,6 +304,14 @@ TEST(HostileInput, FileNamesInMessagesAreEscapedToo) {
     EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
     EXPECT_NE(what.find("evil\\x1B[2J.json"), std::string::npos) << what;
   }
+  try {  // the same when the file cannot even be opened
+    load_trace(dir.path("missing\x1b]0;T\x07.json"));
+    ADD_FAILURE() << "loaded";
+  } catch (const LoadError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.kind(), Kind::Io) << what;
+    EXPECT_NE(what.find("missing\\x1B]0;T\\x07.json: cannot open"), std::string::npos) << what;
+  }
 }
 
 // ---- item 12: one value that expands to gigabytes ----
