@@ -1,5 +1,6 @@
 #include "trace/event_parser.hpp"
 
+#include <emmintrin.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -50,13 +51,7 @@ struct Scratch {
   std::string key, value;
 };
 
-// A key's text. Kineto keys hold no escapes, so the fast path returns the key's bytes in place;
-// a key with a backslash is unescaped (so "\u0070h" is "ph") and an invalid escape is an error.
-std::string_view key_of(od::field& f, Scratch& scratch) {
-  const char* p = f.key().raw();
-  const char* q = p;
-  while (*q != '"' && *q != '\\') ++q;  // the key is a complete string: a quote ends it
-  if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
+[[gnu::noinline]] std::string_view escaped_key(const char* p, Scratch& scratch) {
   scratch.key.clear();
   try {
     unescape_json_string(p, scratch.key);
@@ -64,6 +59,24 @@ std::string_view key_of(od::field& f, Scratch& scratch) {
     throw EventFieldError{std::string("a key holds ") + e.what, p + e.offset, LoadError::Kind::Syntax};
   }
   return scratch.key;
+}
+
+// A key's text. Kineto keys hold no escapes, so the fast path returns the key's bytes in place;
+// a key with a backslash is unescaped (so "\u0070h" is "ph") and an invalid escape is an error.
+inline std::string_view key_of(od::field& f, Scratch& scratch) {
+  const char* p = f.key().raw();
+  // Keys are short: one 16-byte compare finds the closing quote and any backslash before it.
+  // Reading 16 bytes is safe: the key is followed by its value and simdjson's padding.
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const unsigned quotes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+  const unsigned backslashes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  const unsigned before_first_quote = (quotes & (0u - quotes)) - 1;
+  if (quotes != 0 && (backslashes & before_first_quote) == 0)
+    return std::string_view(p, static_cast<unsigned>(__builtin_ctz(quotes)));
+  const char* q = p;  // a long key, or one with an escape
+  while (*q != '"' && *q != '\\') ++q;  // the key is a complete string: a quote ends it
+  if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
+  return escaped_key(p, scratch);
 }
 
 template <typename T>
@@ -74,18 +87,19 @@ const char* location(T& v) {
 
 std::string quoted(std::string_view key) { return "'" + printable(key) + "'"; }
 
-od::json_type type_of(od::value& v, std::string_view key) {
+[[noreturn, gnu::noinline]] void no_value(od::value& v, std::string_view key) {
+  throw EventFieldError{quoted(key) + " holds no valid JSON value", location(v), LoadError::Kind::Syntax};
+}
+
+inline od::json_type type_of(od::value& v, std::string_view key) {
   od::json_type t;
-  if (v.type().get(t))
-    throw EventFieldError{quoted(key) + " holds no valid JSON value", location(v), LoadError::Kind::Syntax};
+  if (v.type().get(t)) [[unlikely]] no_value(v, key);
   return t;
 }
 
 // A string value, unescaped. simdjson refuses invalid escapes and lone surrogates alike; the slow
 // path tells them apart: the first is an error, the second valid JSON (kept, with U+FFFD).
-std::string_view string_value(od::value& v, std::string_view key, Scratch& scratch) {
-  std::string_view s;
-  if (!v.get_string().get(s)) return s;
+[[gnu::noinline]] std::string_view string_slow_path(od::value& v, std::string_view key, Scratch& scratch) {
   const std::string_view raw = v.raw_json_token();  // still the string's token after the failure
   scratch.value.clear();
   try {
@@ -95,6 +109,12 @@ std::string_view string_value(od::value& v, std::string_view key, Scratch& scrat
                           LoadError::Kind::Syntax};
   }
   return scratch.value;
+}
+
+inline std::string_view string_value(od::value& v, std::string_view key, Scratch& scratch) {
+  std::string_view s;
+  if (!v.get_string().get(s)) [[likely]] return s;
+  return string_slow_path(v, key, scratch);
 }
 
 // The text of a number, true, false or null, checked: simdjson types a scalar by its first byte
