@@ -25,6 +25,7 @@ const char* kind_name(Kind k) {
     case Kind::Syntax: return "Syntax";
     case Kind::Schema: return "Schema";
     case Kind::Truncated: return "Truncated";
+    case Kind::TooLarge: return "TooLarge";
   }
   return "?";
 }

@@ -365,7 +365,7 @@ TEST(Loader, RawControlCharactersInStrings) {
       "\"traceName\": \"raw\nnewline in a top-level string\", ");
   const Trace t = load_text(dir, text);
   ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.replaced_control_chars, 3u);
+  EXPECT_EQ(t.replaced_control_chars, 4u);  // 3 in the events, 1 in traceName
   const EventId e = event_named(t, "a b");
   ASSERT_NE(e, kNoEvent);
   ASSERT_NE(t.detail[e], UINT32_MAX);

@@ -11,6 +11,9 @@ void add_trace_input(CLI::App* cmd, CommonOptions& o) {
 void add_allow_truncated(CLI::App* cmd, CommonOptions& o) {
   cmd->add_flag("--allow-truncated", o.load.allow_truncated,
                 "analyze the complete events of a truncated trace instead of failing");
+  cmd->add_option_function<size_t>("--max-value-size", [&o](size_t mib) { o.load.max_value_bytes = mib << 20; },
+                                   "largest single event or value to load, in MiB (default 64)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
 }
 
 void add_peaks(CLI::App* cmd, CommonOptions& o) {

@@ -27,19 +27,32 @@ std::string scaled(double value, double factor, const char* const (&units)[N]) {
 
 }  // namespace
 
-std::string human_duration(int64_t ns) {
-  if (ns < 0) return "-" + human_duration(-ns);
-  if (ns == 0) return "0";  // no unit to pick: "+0" reads better than "+0 ns"
+namespace {
+
+// |v| as unsigned, defined for INT64_MIN too (whose negation overflows int64).
+uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+
+std::string duration_magnitude(uint64_t ns) {
   if (ns < 1000) return fmt::format("{} ns", ns);
   static constexpr const char* kUnits[] = {"µs", "ms", "s"};
   return scaled(static_cast<double>(ns), 1000.0, kUnits);
 }
 
-std::string human_bytes(int64_t bytes) {
-  if (bytes < 0) return "-" + human_bytes(-bytes);
+std::string bytes_magnitude(uint64_t bytes) {
   if (bytes < 1024) return fmt::format("{} B", bytes);
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
   return scaled(static_cast<double>(bytes), 1024.0, kUnits);
+}
+
+}  // namespace
+
+std::string human_duration(int64_t ns) {
+  if (ns == 0) return "0";  // no unit to pick: "+0" reads better than "+0 ns"
+  return fmt::format("{}{}", ns < 0 ? "-" : "", duration_magnitude(magnitude(ns)));
+}
+
+std::string human_bytes(int64_t bytes) {
+  return fmt::format("{}{}", bytes < 0 ? "-" : "", bytes_magnitude(magnitude(bytes)));
 }
 
 std::string human_rate(double bytes_per_second) {

@@ -1,12 +1,15 @@
 #include "trace/event_parser.hpp"
 
+#include <emmintrin.h>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 
+#include "common/terminal_text.hpp"
 #include "trace/json_framer.hpp"
+#include "trace/json_string.hpp"
 #include "trace/load_error.hpp"
 #include "trace/number_text.hpp"
 
@@ -43,12 +46,37 @@ const char* type_name(od::json_type t) {
   return "something else";
 }
 
-// The key's bytes without unescaping: Kineto keys never contain escapes, and a key that does
-// simply matches nothing we read.
-std::string_view key_of(od::field& f) {
+// Scratch space for the rare strings and keys simdjson cannot hand over in place.
+struct Scratch {
+  std::string key, value;
+};
+
+[[gnu::noinline]] std::string_view escaped_key(const char* p, Scratch& scratch) {
+  scratch.key.clear();
+  try {
+    unescape_json_string(p, scratch.key);
+  } catch (const JsonStringError& e) {
+    throw EventFieldError{std::string("a key holds ") + e.what, p + e.offset, LoadError::Kind::Syntax};
+  }
+  return scratch.key;
+}
+
+// A key's text. Kineto keys hold no escapes, so the fast path returns the key's bytes in place;
+// a key with a backslash is unescaped (so "\u0070h" is "ph") and an invalid escape is an error.
+inline std::string_view key_of(od::field& f, Scratch& scratch) {
   const char* p = f.key().raw();
-  const char* q = static_cast<const char*>(std::memchr(p, '"', 256));
-  return q ? std::string_view(p, static_cast<size_t>(q - p)) : std::string_view{};
+  // Keys are short: one 16-byte compare finds the closing quote and any backslash before it.
+  // Reading 16 bytes is safe: the key is followed by its value and simdjson's padding.
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const unsigned quotes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+  const unsigned backslashes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  const unsigned before_first_quote = (quotes & (0u - quotes)) - 1;
+  if (quotes != 0 && (backslashes & before_first_quote) == 0)
+    return std::string_view(p, static_cast<unsigned>(__builtin_ctz(quotes)));
+  const char* q = p;  // a long key, or one with an escape
+  while (*q != '"' && *q != '\\') ++q;  // the key is a complete string: a quote ends it
+  if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
+  return escaped_key(p, scratch);
 }
 
 template <typename T>
@@ -57,122 +85,179 @@ const char* location(T& v) {
   return v.current_location().get(where) ? nullptr : where;
 }
 
-od::json_type type_of(od::value& v, std::string_view key) {
+std::string quoted(std::string_view key) { return "'" + printable(key) + "'"; }
+
+[[noreturn, gnu::noinline]] void no_value(od::value& v, std::string_view key) {
+  throw EventFieldError{quoted(key) + " holds no valid JSON value", location(v), LoadError::Kind::Syntax};
+}
+
+inline od::json_type type_of(od::value& v, std::string_view key) {
   od::json_type t;
-  if (v.type().get(t)) {
-    throw EventFieldError{"'" + std::string(key) + "' holds no valid JSON value", location(v),
-                          LoadError::Kind::Syntax};
-  }
+  if (v.type().get(t)) [[unlikely]] no_value(v, key);
   return t;
 }
+
+// A string value, unescaped. simdjson refuses invalid escapes and lone surrogates alike; the slow
+// path tells them apart: the first is an error, the second valid JSON (kept, with U+FFFD).
+[[gnu::noinline]] std::string_view string_slow_path(od::value& v, std::string_view key, Scratch& scratch) {
+  const std::string_view raw = v.raw_json_token();  // still the string's token after the failure
+  scratch.value.clear();
+  try {
+    unescape_json_string(raw.data() + 1, scratch.value);
+  } catch (const JsonStringError& e) {
+    throw EventFieldError{"the string in " + quoted(key) + " holds " + e.what, raw.data() + 1 + e.offset,
+                          LoadError::Kind::Syntax};
+  }
+  return scratch.value;
+}
+
+inline std::string_view string_value(od::value& v, std::string_view key, Scratch& scratch) {
+  std::string_view s;
+  if (!v.get_string().get(s)) [[likely]] return s;
+  return string_slow_path(v, key, scratch);
+}
+
+// The text of a number, true, false or null, checked: simdjson types a scalar by its first byte
+// only, so "01", "0x10" and "tru" arrive here typed as numbers and booleans.
+std::string_view scalar_text(od::value& v, od::json_type t, std::string_view key) {
+  const std::string_view raw = trim(v.raw_json_token());
+  bool valid = true;
+  if (t == od::json_type::number) {
+    valid = is_json_number(raw);
+  } else if (t == od::json_type::boolean) {
+    bool b;
+    valid = !v.get_bool().get(b);
+  } else if (t == od::json_type::null) {
+    bool null = false;
+    valid = !v.is_null().get(null) && null;
+  }
+  if (!valid)
+    throw EventFieldError{quoted(key) + " = " + printable(raw.substr(0, 40)) + " is not a valid JSON " +
+                              (t == od::json_type::number ? "number" : "literal (true, false, null)"),
+                          raw.data(), LoadError::Kind::Syntax};
+  return raw;
+}
+
+// The range of times whyslow computes with: |ts| and |ts + dur| below 2^62 ns (146 years on
+// either side of the trace's clock zero: Unix-epoch nanoseconds reach 2^62 in 2116). Any
+// difference of two such times fits in int64 with room to spare, and no analysis has to check
+// its arithmetic on end - start.
+constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
 
 // Microsecond time fields: must be numbers that fit; converted exactly to ns.
 int64_t time_field(od::value& v, std::string_view key) {
   const od::json_type t = type_of(v, key);
   const char* where = location(v);
   if (t != od::json_type::number)
-    throw EventFieldError{"'" + std::string(key) + "' must be a number of microseconds, got " +
-                              type_name(t),
-                          where};
-  std::string_view raw = trim(v.raw_json_token());
-  auto ns = micros_text_to_ns(raw);
-  if (!ns)
-    throw EventFieldError{"'" + std::string(key) + "' = " + std::string(raw.substr(0, 40)) +
-                              " is out of range (more than 292 years in nanoseconds)",
+    throw EventFieldError{quoted(key) + " must be a number of microseconds, got " + type_name(t), where};
+  // micros_text_to_ns accepts JSON numbers only: one pass both checks and converts the text.
+  const std::string_view raw = trim(v.raw_json_token());
+  const auto ns = micros_text_to_ns(raw);
+  if (!ns) scalar_text(v, t, key);  // throws when the text is not a JSON number at all
+  if (!ns || *ns >= kMaxAbsTimeNs || *ns <= -kMaxAbsTimeNs)
+    throw EventFieldError{quoted(key) + " = " + printable(raw.substr(0, 40)) +
+                              " µs is out of range: whyslow reads times below ±2^62 ns "
+                              "(146 years from the trace's clock zero)",
                           where};
   return *ns;
 }
 
 // Integer ids and sizes inside args: lenient, since they only enrich the model. Ids above
-// INT64_MAX ("Comms Id") and non-numbers (null) read as `absent`.
-int64_t int_arg(od::value& v, int64_t absent = 0) {
-  od::json_type t;
-  if (v.type().get(t) || t != od::json_type::number) return absent;
-  return integer_text_to_i64(trim(v.raw_json_token())).value_or(absent);
+// INT64_MAX ("Comms Id"), fractions and non-numbers (null) read as `absent`; text that is not
+// JSON at all is still an error.
+int64_t int_arg(od::value& v, std::string_view key, int64_t absent = 0) {
+  const od::json_type t = type_of(v, key);
+  if (t == od::json_type::array || t == od::json_type::object || t == od::json_type::string) return absent;
+  if (t == od::json_type::number) {
+    // integer_text_to_i64 accepts JSON integers only; anything it refuses gets the full check.
+    if (const auto n = integer_text_to_i64(trim(v.raw_json_token()))) return *n;
+  }
+  scalar_text(v, t, key);  // throws when the text is not JSON
+  return absent;
 }
 
-void int3_arg(od::value& v, int32_t out[3]) {
+void int3_arg(od::value& v, std::string_view key, int32_t out[3]) {
   od::array arr;
   if (v.get_array().get(arr)) return;
   int i = 0;
   for (auto item : arr) {
     od::value x;
     if (item.get(x)) return;
-    if (i < 3) out[i++] = static_cast<int32_t>(int_arg(x));
+    const int64_t n = int_arg(x, key);
+    if (i < 3) out[i++] = static_cast<int32_t>(n);
   }
 }
 
 // pid / tid: integers or strings ("Spans", "stream 7"); kept as their text.
-NameId id_text(od::value& v, StringPool& names) {
-  od::json_type t;
-  if (v.type().get(t)) return names.intern("");
-  if (t == od::json_type::string) {
-    std::string_view s;
-    if (v.get_string().get(s)) return names.intern("");
-    return names.intern(s);
+NameId id_text(od::value& v, std::string_view key, StringPool& names, Scratch& scratch) {
+  const od::json_type t = type_of(v, key);
+  if (t == od::json_type::string) return names.intern(string_value(v, key, scratch));
+  if (t == od::json_type::null) {
+    scalar_text(v, t, key);
+    return names.intern("");
   }
-  if (t == od::json_type::null) return names.intern("");
-  return names.intern(trim(v.raw_json_token()));
+  if (t == od::json_type::array || t == od::json_type::object)
+    throw EventFieldError{quoted(key) + " must be a number or a string, got " + type_name(t), location(v)};
+  return names.intern(scalar_text(v, t, key));
 }
 
-NameId string_or_raw(od::value& v, StringPool& names) {
-  od::json_type t;
-  if (v.type().get(t)) return kNoName;
-  if (t == od::json_type::string) {
-    std::string_view s;
-    if (v.get_string().get(s)) return kNoName;
-    return names.intern(s);
-  }
-  if (t == od::json_type::null) return kNoName;
+NameId string_or_raw(od::value& v, std::string_view key, StringPool& names, Scratch& scratch) {
+  const od::json_type t = type_of(v, key);
+  if (t == od::json_type::string) return names.intern(string_value(v, key, scratch));
+  if (t == od::json_type::object) return kNoName;
   if (t == od::json_type::array) {
+    // The array's text as written ("[[64, 64], [64]]"), its elements unparsed (see
+    // docs/ARCHITECTURE.md: what the loader validates).
     od::array a;
     std::string_view raw;
-    if (v.get_array().get(a) || a.raw_json().get(raw)) return kNoName;
-    return names.intern(raw);
+    if (v.get_array().get(a) || a.raw_json().get(raw))
+      throw EventFieldError{"malformed array in " + quoted(key), location(v), LoadError::Kind::Syntax};
+    return names.intern(trim(raw));
   }
-  if (t == od::json_type::object) return kNoName;
-  return names.intern(trim(v.raw_json_token()));
+  const std::string_view raw = scalar_text(v, t, key);
+  if (t == od::json_type::null) return kNoName;
+  return names.intern(raw);
 }
 
-void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
+void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& scratch) {
   for (auto field_result : args) {
     od::field f;
     if (std::move(field_result).get(f))
       throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
-    const std::string_view key = key_of(f);
+    const std::string_view key = key_of(f, scratch);
     od::value v = f.value();
     switch (key.size()) {
       case 4:
-        if (key == "grid") { int3_arg(v, e.gpu.grid); e.has_gpu_detail = true; }
-        else if (key == "name") e.meta_value = string_or_raw(v, names);
+        if (key == "grid") { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
+        else if (key == "name") e.meta_value = string_or_raw(v, key, names, scratch);
         break;
       case 5:
-        if (key == "block") { int3_arg(v, e.gpu.block); e.has_gpu_detail = true; }
-        else if (key == "bytes") e.gpu.bytes = int_arg(v, -1);
+        if (key == "block") { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
+        else if (key == "bytes") e.gpu.bytes = int_arg(v, key, -1);
         break;
       case 6:
-        if (key == "labels") e.meta_value = string_or_raw(v, names);
+        if (key == "labels") e.meta_value = string_or_raw(v, key, names, scratch);
         break;
       case 10:
-        if (key == "Input type") e.shapes.input_type = string_or_raw(v, names);
-        else if (key == "Input Dims") e.shapes.input_dims = string_or_raw(v, names);
+        if (key == "Input type") e.shapes.input_type = string_or_raw(v, key, names, scratch);
+        else if (key == "Input Dims") e.shapes.input_dims = string_or_raw(v, key, names, scratch);
         break;
       case 11:
-        if (key == "correlation") e.correlation = int_arg(v);
-        else if (key == "External id" || key == "external id") e.external_id = int_arg(v);
+        if (key == "correlation") e.correlation = int_arg(v, key);
+        else if (key == "External id" || key == "external id") e.external_id = int_arg(v, key);
         break;
       case 13:
-        if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, -1));
-        else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, names);
+        if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
+        else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, key, names, scratch);
         break;
       case 14:
-        if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, names);
+        if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, key, names, scratch);
         break;
       case 15:
-        if (key == "Concrete Inputs") e.shapes.concrete_inputs = string_or_raw(v, names);
+        if (key == "Concrete Inputs") e.shapes.concrete_inputs = string_or_raw(v, key, names, scratch);
         break;
       case 20:
-        if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, -1));
+        if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       default:
         break;
@@ -180,58 +265,101 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names) {
   }
 }
 
-void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names) {
+void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scratch& scratch) {
   for (auto field_result : obj) {
     od::field f;
     if (std::move(field_result).get(f))
       throw EventFieldError{"malformed event object", nullptr, LoadError::Kind::Syntax};
-    const std::string_view key = key_of(f);
+    const std::string_view key = key_of(f, scratch);
     od::value v = f.value();
     if (key == "ph") {
-      std::string_view ph;
-      if (v.get_string().get(ph) || ph.empty())
-        throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", nullptr};
+      const char* where = location(v);
+      if (type_of(v, key) != od::json_type::string)
+        throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", where};
+      const std::string_view ph = string_value(v, key, scratch);
+      if (ph.empty()) throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", where};
       e.ph = ph[0];
     } else if (key == "name") {
-      e.name = string_or_raw(v, names);
+      e.name = string_or_raw(v, key, names, scratch);
     } else if (key == "cat") {
-      e.category = string_or_raw(v, names);
+      e.category = string_or_raw(v, key, names, scratch);
     } else if (key == "ts") {
       e.ts_ns = time_field(v, key);
       e.has_ts = true;
     } else if (key == "dur") {
-      if (type_of(v, key) != od::json_type::null) {
+      if (type_of(v, key) == od::json_type::null) {
+        scalar_text(v, od::json_type::null, key);
+      } else {
         e.dur_ns = time_field(v, key);
         e.has_dur = true;
       }
     } else if (key == "pid") {
-      e.pid = id_text(v, names);
+      e.pid = id_text(v, key, names, scratch);
     } else if (key == "tid") {
-      e.tid = id_text(v, names);
+      e.tid = id_text(v, key, names, scratch);
     } else if (key == "id") {
-      e.correlation = int_arg(v);  // flow id: equals the launch's correlation
+      e.correlation = int_arg(v, key);  // flow id: equals the launch's correlation
     } else if (key == "args") {
       const od::json_type t = type_of(v, key);
       if (t == od::json_type::object) {
         od::object args;
         if (v.get_object().get(args))
           throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
-        parse_args(args, e, names);
-      } else if (t != od::json_type::null) {
+        parse_args(args, e, names, scratch);
+      } else if (t == od::json_type::null) {
+        scalar_text(v, t, key);
+      } else {
         throw EventFieldError{std::string("'args' must be an object, got ") + type_name(t), nullptr};
       }
     }
   }
 }
 
+// The times of the events so far, checked one event at a time against the limits that keep
+// the analyses' int64 arithmetic exact. Real traces are minutes long and sum to hours.
+struct TimeRange {
+  // Between the earliest start and the latest end: below 2^62 ns (146 years). Any difference of
+  // two times is then below 2^62, leaving 2^62 of headroom for what the analyses add to it
+  // (rounding up a window to whole buckets, a step's end plus a margin).
+  static constexpr int64_t kMaxSpanNs = int64_t{1} << 62;
+  // All durations together: at most 2^62 ns. The analyses add up durations of subsets of the
+  // events (per kernel name, per op, per step); bounding the total bounds every such sum.
+  static constexpr uint64_t kMaxTotalDurationNs = uint64_t{1} << 62;
+
+  int64_t min_start = INT64_MAX, max_end = INT64_MIN;
+  uint64_t total_dur_ns = 0;  // unsigned: 2^62 + 2^62 fits
+
+  // Adds an event whose start is already within ±2^62 (time_field checks it); returns what is
+  // wrong with its times, or nullptr. Negative durations count as 0, as the builder stores them.
+  const char* add(const ParsedEvent& e) {
+    const int64_t dur = e.dur_ns > 0 ? e.dur_ns : 0;  // time_field: below 2^62
+    const int64_t end = e.ts_ns + dur;                // below 2^63: no overflow
+    if (end >= kMaxAbsTimeNs)
+      return "the event ends ('ts' + 'dur') beyond the range whyslow reads, below ±2^62 ns (146 years "
+             "from the trace's clock zero)";
+    min_start = std::min(min_start, e.ts_ns);
+    max_end = std::max(max_end, end);
+    if (max_end - min_start >= kMaxSpanNs)  // both within ±2^62: the difference fits
+      return "this event and an earlier one are 2^62 ns (146 years) or more apart: more than the "
+             "span of times whyslow computes with";
+    total_dur_ns += static_cast<uint64_t>(dur);  // at most 2^62 + 2^62: cannot wrap
+    if (total_dur_ns > kMaxTotalDurationNs)
+      return "the durations of the events up to this one add up to more than 2^62 ns (146 years), "
+             "more than whyslow's 64-bit sums can hold";
+    return nullptr;
+  }
+};
+
 }  // namespace
 
 struct EventParser::Impl {
-  Impl(TraceBuilder& b, std::string p) : builder(b), path(std::move(p)) {}
+  Impl(TraceBuilder& b, std::string p) : builder(b), path(printable(p)) {}
   TraceBuilder& builder;
-  std::string path;
+  std::string path;  // as messages print it
   od::parser parser;
   ParsedEvent event;
+  Scratch scratch;
+  TimeRange times;
 };
 
 EventParser::EventParser(TraceBuilder& builder, std::string path)
@@ -317,7 +445,7 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
       }
       im.event.reset();
       try {
-        parse_event_object(obj, im.event, names);
+        parse_event_object(obj, im.event, names, im.scratch);
       } catch (const EventFieldError& fe) {
         fail(i, fe.where, fe.message, fe.kind);
       } catch (const simdjson::simdjson_error& se) {
@@ -329,10 +457,12 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
         case 'X':
           if (!e.has_ts) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'ts'", kSchema);
           if (!e.has_dur) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'dur'", kSchema);
+          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
           im.builder.add_event(e);
           break;
         case 'i': case 'I':
           if (!e.has_ts) fail(i, nullptr, "instant event (\"ph\": \"i\") has no 'ts'", kSchema);
+          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
           im.builder.add_event(e);
           break;
         case 'M':

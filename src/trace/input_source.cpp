@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/terminal_text.hpp"
 #include "trace/load_error.hpp"
 
 namespace whyslow {
@@ -21,10 +22,10 @@ struct InputSource::Gzip {
   ~Gzip() { inflateEnd(&zs); }
 };
 
-InputSource::InputSource(const std::string& path) : path_(path) {
+InputSource::InputSource(const std::string& path) : path_(printable(path)) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0)
-    throw LoadError(LoadError::Kind::Io, path + ": cannot open: " + std::strerror(errno), 0);
+    throw LoadError(LoadError::Kind::Io, path_ + ": cannot open: " + std::strerror(errno), 0);
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   unsigned char magic[2];
   const size_t got = read_raw(reinterpret_cast<char*>(magic), 2);
@@ -32,7 +33,7 @@ InputSource::InputSource(const std::string& path) : path_(path) {
     gz_ = std::make_unique<Gzip>();
     // 15 + 32: zlib detects the gzip header itself.
     if (inflateInit2(&gz_->zs, 15 + 32) != Z_OK)
-      throw LoadError(LoadError::Kind::Io, path + ": cannot start gzip decoder", 0);
+      throw LoadError(LoadError::Kind::Io, path_ + ": cannot start gzip decoder", 0);
     gz_->in[0] = magic[0];
     gz_->in[1] = magic[1];
     gz_->zs.next_in = gz_->in.data();

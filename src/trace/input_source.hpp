@@ -26,7 +26,7 @@ class InputSource {
  private:
   size_t read_raw(char* dst, size_t n);
   struct Gzip;
-  std::string path_;
+  std::string path_;  // as messages print it (printable)
   int fd_ = -1;
   uint64_t raw_read_ = 0;
   std::unique_ptr<Gzip> gz_;

@@ -10,7 +10,8 @@ namespace whyslow {
 
 class LoadError : public std::runtime_error {
  public:
-  enum class Kind { Io, Syntax, Schema, Truncated };
+  // TooLarge: one value is over LoadOptions::max_value_bytes (not a defect of the file).
+  enum class Kind { Io, Syntax, Schema, Truncated, TooLarge };
   LoadError(Kind kind, std::string message, uint64_t byte_offset)
       : std::runtime_error(std::move(message)), kind_(kind), byte_offset_(byte_offset) {}
   Kind kind() const { return kind_; }

@@ -8,9 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/terminal_text.hpp"
 #include "trace/event_parser.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
+#include "trace/json_string.hpp"
 #include "trace/load_error.hpp"
 #include "trace/number_text.hpp"
 #include "trace/trace_builder.hpp"
@@ -28,6 +30,8 @@ constexpr size_t kReadBytes = 1u << 20;
 constexpr size_t kBatchBytes = 1u << 20;
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
+using simdjson::error_code;
+
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 std::string describe_byte(int c) {
@@ -43,7 +47,7 @@ struct StopAtTruncation {};
 class Reader {
  public:
   Reader(const std::string& path, const LoadOptions& options)
-      : path_(path), options_(options), source_(path), builder_(path), parser_(builder_, path) {
+      : path_(printable(path)), options_(options), source_(path), builder_(path), parser_(builder_, path) {
     allocate(kReadBytes);
   }
 
@@ -56,7 +60,7 @@ class Reader {
     }
     Trace& t = builder_.trace();
     t.input_bytes = base_ + len_;
-    t.replaced_control_chars = parser_.replaced_control_chars();
+    t.replaced_control_chars = parser_.replaced_control_chars() + replaced_control_chars_;
     return std::move(builder_).finish();
   }
 
@@ -82,7 +86,10 @@ class Reader {
       len_ -= shift;
       pos_ = 0;
     }
-    if (len_ == cap_) allocate(cap_ * 2);  // one value larger than the buffer
+    if (len_ == cap_) {  // one value (the one at pos_) is larger than the buffer
+      if (cap_ >= options_.max_value_bytes) too_large();
+      allocate(std::min(cap_ * 2, std::max(options_.max_value_bytes, kReadBytes)));
+    }
     const size_t got = source_.read(data_ + len_, cap_ - len_);
     len_ += got;
     if (got == 0) eof_ = true;
@@ -124,6 +131,19 @@ class Reader {
   }
   [[noreturn]] void schema(const std::string& what) {
     throw LoadError(LoadError::Kind::Schema, path_ + ": byte " + std::to_string(offset()) + ": " + what,
+                    offset());
+  }
+
+  // The value at pos_ (an event, or a top-level value) holds more than max_value_bytes: a few
+  // compressed bytes can expand to gigabytes, and the loader holds a whole value in memory.
+  [[noreturn]] void too_large() {
+    const uint64_t mib = options_.max_value_bytes >> 20;
+    const std::string what =
+        in_events_ ? "event #" + std::to_string(events_parsed_ + spans_.size()) : std::string("a top-level value");
+    throw LoadError(LoadError::Kind::TooLarge,
+                    path_ + ": byte " + std::to_string(offset()) + ": " + what + " is larger than " +
+                        std::to_string(mib) + " MiB, the limit on a single JSON value (run with "
+                        "--max-value-size MiB to raise it)",
                     offset());
   }
 
@@ -177,7 +197,9 @@ class Reader {
       parse_top_object();
     } else if (c == '[') {  // legacy traces: a bare array of events
       ++pos_;
+      in_events_ = true;
       parse_events();
+      in_events_ = false;
     } else if (starts_json_value()) {  // valid JSON, but not a trace
       schema("not a trace: expected '{' (a Chrome/Kineto trace object) but found " +
              describe_json_value());
@@ -208,23 +230,26 @@ class Reader {
         syntax("expected a key (a quoted string) in the top-level object, found " + describe_byte(c));
       }
       const size_t key_end = scan_value();
-      const std::string key(data_ + pos_ + 1, key_end - pos_ - 2);
+      const std::string key = top_level_key(key_end);
       pos_ = key_end;
       c = peek();
       if (c != ':') {
-        if (c < 0) truncated("after the key \"" + key + "\"");
-        syntax("expected ':' after the key \"" + key + "\", found " + describe_byte(c));
+        if (c < 0) truncated("after the key \"" + printable(key) + "\"");
+        syntax("expected ':' after the key \"" + printable(key) + "\", found " + describe_byte(c));
       }
       ++pos_;
       c = peek();
-      if (c < 0) truncated("before the value of \"" + key + "\"");
+      if (c < 0) truncated("before the value of \"" + printable(key) + "\"");
       if (key == "traceEvents") {
         if (c != '[') schema("'traceEvents' must be an array of events, found " + describe_byte(c));
         ++pos_;
+        in_events_ = true;
         parse_events();
+        in_events_ = false;
         saw_events = true;
       } else {
         const size_t end = scan_value();
+        if (end < len_ || !eof_) validate_value(key, end);  // else the file ends in it: truncated
         top_level_value(key, pos_, end);
         pos_ = end;
       }
@@ -295,6 +320,35 @@ class Reader {
     spans_.clear();
   }
 
+  // The top-level key whose string runs from pos_ to key_end, unescaped; JSON that is not valid
+  // (an invalid escape, invalid UTF-8) is an error here as anywhere else.
+  std::string top_level_key(size_t key_end) {
+    const std::string_view raw(data_ + pos_ + 1, key_end - pos_ - 2);
+    if (!simdjson::validate_utf8(raw.data(), raw.size())) syntax("a top-level key is not valid UTF-8");
+    if (raw.find('\\') == std::string_view::npos) return std::string(raw);
+    std::string key;
+    try {
+      unescape_json_string(raw.data(), key);
+    } catch (const JsonStringError& e) {
+      pos_ += 1 + e.offset;
+      syntax(std::string("a top-level key holds ") + e.what);
+    }
+    return key;
+  }
+
+  // Top-level values other than traceEvents are small (device lists, distributed info, names)
+  // and most go unread: a full DOM parse checks all of them, so broken JSON there is an error.
+  void validate_value(const std::string& key, size_t end) {
+    error_code err = dom_parser_.parse(data_ + pos_, end - pos_, false).error();
+    if (err == simdjson::UNESCAPED_CHARS) {  // tolerated as in events: blanked and counted
+      replaced_control_chars_ += blank_control_chars_in_strings(data_, pos_, end);
+      err = dom_parser_.parse(data_ + pos_, end - pos_, false).error();
+    }
+    if (err)
+      syntax("the value of the top-level key \"" + printable(key) + "\" is not valid JSON: " +
+             simdjson::error_message(err));
+  }
+
   // Top-level keys other than traceEvents: the few whyslow reads, parsed in place.
   void top_level_value(const std::string& key, size_t begin, size_t end) {
     Trace& t = builder_.trace();
@@ -356,6 +410,9 @@ class Reader {
   bool eof_ = false;
   uint64_t events_parsed_ = 0;
   std::vector<EventSpan> spans_;
+  uint64_t replaced_control_chars_ = 0;  // in top-level values; the parser counts the events'
+  bool in_events_ = false;  // inside the traceEvents array: the value at pos_ is an event
+  simdjson::dom::parser dom_parser_;
 };
 
 }  // namespace

@@ -11,6 +11,11 @@ constexpr int64_t kMaxMicros = INT64_MAX / 1000;  // 9223372036854775 µs; .807 
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// JSON forbids leading zeros: "0" and "0.5" are numbers, "01" is not.
+bool leading_zero(std::string_view text, size_t i) {
+  return text[i] == '0' && i + 1 < text.size() && is_digit(text[i + 1]);
+}
+
 // Slow path for exponents: correct to the double's precision, which is all such text carries.
 std::optional<int64_t> via_double(std::string_view text) {
   const std::string s(text);
@@ -24,11 +29,29 @@ std::optional<int64_t> via_double(std::string_view text) {
 
 }  // namespace
 
+bool is_json_number(std::string_view text) {
+  size_t i = 0;
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i >= text.size() || !is_digit(text[i]) || leading_zero(text, i)) return false;
+  while (i < text.size() && is_digit(text[i])) ++i;
+  if (i < text.size() && text[i] == '.') {
+    if (++i >= text.size() || !is_digit(text[i])) return false;
+    while (i < text.size() && is_digit(text[i])) ++i;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (i >= text.size() || !is_digit(text[i])) return false;
+    while (i < text.size() && is_digit(text[i])) ++i;
+  }
+  return i == text.size();
+}
+
 std::optional<int64_t> micros_text_to_ns(std::string_view text) {
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
-  if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+  if (i >= text.size() || !is_digit(text[i]) || leading_zero(text, i)) return std::nullopt;
   int64_t us = 0;
   for (; i < text.size() && is_digit(text[i]); ++i) {
     if (us > kMaxMicros / 10) return std::nullopt;
@@ -46,7 +69,8 @@ std::optional<int64_t> micros_text_to_ns(std::string_view text) {
     }
     for (; digits < 3; ++digits) frac_ns *= 10;
   }
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) return via_double(text);
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E'))
+    return is_json_number(text) ? via_double(text) : std::nullopt;
   if (i != text.size()) return std::nullopt;
   if (us > kMaxMicros || (us == kMaxMicros && frac_ns + round_up > INT64_MAX % 1000))
     return std::nullopt;
@@ -58,7 +82,7 @@ std::optional<int64_t> integer_text_to_i64(std::string_view text) {
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
-  if (i >= text.size() || !is_digit(text[i])) return std::nullopt;
+  if (i >= text.size() || !is_digit(text[i]) || leading_zero(text, i)) return std::nullopt;
   // INT64_MAX, or |INT64_MIN| for negatives, is the largest magnitude that fits.
   const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
   uint64_t v = 0;
@@ -68,7 +92,8 @@ std::optional<int64_t> integer_text_to_i64(std::string_view text) {
     v = v * 10 + d;
   }
   if (i < text.size() && text[i] == '.') {  // "5.0" from Python re-serialized traces
-    for (++i; i < text.size(); ++i)
+    if (++i >= text.size()) return std::nullopt;  // "5." is not JSON
+    for (; i < text.size(); ++i)
       if (text[i] != '0') return std::nullopt;
   }
   if (i != text.size()) return std::nullopt;

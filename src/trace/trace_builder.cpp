@@ -98,7 +98,7 @@ EventKind TraceBuilder::kind_of(NameId category, char ph) {
 
 TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
   const uint64_t key = pair_key(pid, tid);
-  if (key == last_track_key_) return last_track_;
+  if (has_last_track_ && key == last_track_key_) return last_track_;
   auto [it, inserted] = track_ids_.try_emplace(key, static_cast<TrackId>(trace_.tracks.size()));
   if (inserted) {
     Track t;
@@ -106,6 +106,7 @@ TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
     t.tid = std::string(trace_.names.view(tid));
     trace_.tracks.push_back(std::move(t));
   }
+  has_last_track_ = true;
   last_track_key_ = key;
   last_track_ = it->second;
   return it->second;

@@ -56,7 +56,11 @@ class TraceBuilder {
 
   Trace trace_;
   std::unordered_map<uint64_t, TrackId> track_ids_;
-  uint64_t last_track_key_ = UINT64_MAX;
+  // The previous event's track, a shortcut for runs of events on one thread. Every 64-bit key
+  // is some (pid, tid) pair (no pid and no tid is kNoName twice, all ones), so "no track yet"
+  // is its own flag, not a reserved key.
+  bool has_last_track_ = false;
+  uint64_t last_track_key_ = 0;
   TrackId last_track_ = 0;
   std::unordered_map<NameId, EventKind> kind_by_category_;
   std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# CI's second half (after scripts/test.sh): the sanitizer build and the fuzz smoke test.
+#   1. the `debug` preset (ASan + UBSan, GCC): build, run every test that needs no GPU;
+#   2. the `fuzz` preset (libFuzzer, clang): build fuzz_trace, run its smoke test over fuzz/corpus.
+# Installs clang and libclang-rt (libFuzzer) when missing: CI needs them, a user's setup does not.
+# Prints how long each part took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(clang libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+# A UBSan report fails the test that triggers it, instead of only printing.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+start=$SECONDS
+# No CUDA, examples or benchmarks: the sanitizers check the analyzer and the CPU profiler.
+cmake --preset debug "${launcher[@]}" -DWHYSLOW_CUDA=OFF -DWHYSLOW_EXAMPLES=OFF -DWHYSLOW_BENCH=OFF >/dev/null
+cmake --build build/debug -j "$jobs"
+ctest --preset debug -j "$jobs"
+echo "ci: debug (ASan + UBSan) build and tests: $((SECONDS - start)) s"
+
+start=$SECONDS
+cmake --preset fuzz "${launcher[@]}" >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+ctest --preset fuzz
+echo "ci: fuzz build and smoke test: $((SECONDS - start)) s"
