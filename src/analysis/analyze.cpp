@@ -15,7 +15,13 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.launches = launch_queue(trace);
   f.syncs = sync_waits(trace, busy);
   f.copies = copies(trace);
-  f.cold_start = cold_start(trace, f.steps);
+  f.cold_start = cold_start(trace, f.steps, busy);
+  // A stepless trace's bound verdicts leave its start-up stretch out (steady_steps()).
+  if (f.steps.empty() && f.cold_start.startup_end_ns > f.window.start_ns &&
+      f.cold_start.startup_end_ns < f.window.end_ns) {
+    f.steady_window = measure_window(trace, f.cold_start.startup_end_ns);
+    break_down_window(trace, busy, f.window_thread, f.steady_window);
+  }
   f.compile = compile_regions(trace);
   f.profiler = profiler_overhead(trace);
   f.roofline = roofline(trace, f.kernels, options.measured);

@@ -296,4 +296,13 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
   return per_event;
 }
 
+void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
+  if (thread == UINT32_MAX || window.end_ns <= window.start_ns) return;
+  std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
+  std::vector<StepFacts*> one{&window};
+  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], scratch);
+  sweep_thread(t, t.tracks[thread], cats, one);
+  data_loading_and_allocator(t, t.tracks[thread], gpu_busy, one);
+}
+
 }  // namespace whyslow

@@ -18,7 +18,8 @@ bool is_sync_call(std::string_view n) {
         rest == "CtxSynchronize" || rest == "StreamSynchronize_ptsz")
       return true;
   }
-  return false;
+  // MTIA's runtime (cat mtia_runtime, on the host thread).
+  return n == "synchronizeStream" || n == "synchronizeDevice" || n == "synchronizeEvent";
 }
 
 bool is_blocking_copy_call(std::string_view n) {
@@ -39,13 +40,41 @@ bool is_data_loader_span(std::string_view n) {
 
 bool is_allocator_call(std::string_view n) {
   for (std::string_view p : {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
-                             "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree", "hipExtMallocWithFlags"})
+                             "hipMalloc", "hipFree", "hipHostMalloc", "hipHostAlloc", "hipHostFree", "hipMemAlloc",
+                             "hipExtMallocWithFlags"})
     if (starts_with(n, p)) return true;
-  for (std::string_view x : {"cuMemCreate", "cuMemMap", "cuMemUnmap", "cuMemRelease", "cuMemAddressReserve",
-                             "cuMemAddressFree", "cuMemSetAccess"})
-    if (n == x) return true;
+  for (std::string_view prefix : {"cu", "hip"}) {
+    if (!starts_with(n, prefix)) continue;
+    const std::string_view rest = n.substr(prefix.size());
+    for (std::string_view x : {"MemCreate", "MemMap", "MemUnmap", "MemRelease", "MemAddressReserve",
+                               "MemAddressFree", "MemSetAccess"})
+      if (rest == x) return true;
+  }
   return false;
 }
+
+bool is_stream_or_event_creation(std::string_view n) {
+  for (std::string_view p : {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate", "cuStreamCreate",
+                             "cuStreamDestroy", "cuEventCreate", "hipStreamCreate", "hipStreamDestroy",
+                             "hipEventCreate"})
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+bool is_library_setup_call(std::string_view n) {
+  for (std::string_view p : {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaGetSymbolAddress",
+                             "cudaDeviceGetAttribute", "cudaOccupancy", "cudaGetDeviceProperties",
+                             "cudaGetFuncBySymbol", "cuModule", "cuLibrary", "cuKernelGet", "cuFuncGetAttribute",
+                             "cuFuncSetAttribute", "hipFuncGetAttributes", "hipFuncSetAttribute",
+                             "hipGetSymbolAddress", "hipDeviceGetAttribute", "hipOccupancy",
+                             "hipGetDeviceProperties", "hipGetFuncBySymbol", "hipModule"})
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+bool is_cuda_or_hip_api(std::string_view n) { return starts_with(n, "cu") || starts_with(n, "hip"); }
+
+bool is_copy_call(std::string_view n) { return n.find("Memcpy") != std::string_view::npos; }
 
 bool is_profiler_bookkeeping(std::string_view n) { return n == "Activity Buffer Request" || n == "Buffer Flush"; }
 

@@ -7,8 +7,9 @@
 
 namespace whyslow {
 
-// cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and their driver/HIP twins:
-// the host blocks until queued GPU work finishes.
+// cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and their driver/HIP twins,
+// and MTIA's synchronizeStream/synchronizeDevice/synchronizeEvent: the host blocks until queued
+// device work finishes.
 bool is_sync_call(std::string_view name);
 
 // Synchronous copy APIs (cudaMemcpy, cuMemcpyDtoH, hipMemcpy, …, not the *Async ones): the host
@@ -29,8 +30,24 @@ bool is_data_loader_span(std::string_view name);
 // Device memory and pinned host memory allocation and release: cudaMalloc*, cudaFree*,
 // cudaHostAlloc, cudaMallocHost, cudaFreeHost, cuMemAlloc*, cuMemFree*, cuMemCreate/Map/Unmap/
 // Release/AddressReserve/AddressFree/SetAccess (expandable segments), hipMalloc*/hipFree*/
-// hipHostMalloc/hipHostFree/hipExtMallocWithFlags.
+// hipHostMalloc/hipHostAlloc/hipHostFree/hipMemAlloc*/hipExtMallocWithFlags, hipMemCreate/Map/…
+// (HIP's virtual memory API, as cuMem*).
 bool is_allocator_call(std::string_view name);
+
+// Stream and event creation and destruction: cudaStreamCreate*, cudaEventCreate*, … and twins.
+bool is_stream_or_event_creation(std::string_view name);
+
+// Kernel attribute and device queries a library makes on first use: cudaFuncGetAttributes,
+// cudaFuncSetAttribute, cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*,
+// cudaGetDeviceProperties*, cuModule*, cuLibrary*, … and their HIP twins (hipGetDevicePropertiesR0600).
+bool is_library_setup_call(std::string_view name);
+
+// A CUDA runtime/driver or HIP call by its name (cuda*, cu*, hip*): not MTIA's runtime, not a
+// vendor library's own annotations.
+bool is_cuda_or_hip_api(std::string_view name);
+
+// Any copy API (cudaMemcpy*, cuMemcpy*, hipMemcpy*, async or not).
+bool is_copy_call(std::string_view name);
 
 // The profiler's own bookkeeping: "Activity Buffer Request" (CUPTI asking for a buffer), "Buffer Flush".
 bool is_profiler_bookkeeping(std::string_view name);

@@ -39,7 +39,8 @@ struct StepFacts {
   // Host time not spent blocked in a synchronizing call: the CPU work of the step.
   int64_t cpu_ns = 0;
   int64_t sync_wait_ns = 0;  // host time blocked in synchronize calls and blocking copies
-  // Union of the kernel/memcpy/memset intervals (all streams) launched from within the step.
+  // Union of the kernel/memcpy/memset intervals (all streams) launched from within the step (work
+  // with no launch in the trace: started within it).
   int64_t gpu_busy_ns = 0;
   // Where the last GPU work launched in the step ends (may be after the step ends).
   int64_t gpu_end_ns = 0;
@@ -129,6 +130,8 @@ enum class ColdCauseKind : uint8_t {
   MemoryAllocation,     // cudaMalloc/cudaFree and twins
   StreamEventCreation,  // cudaStreamCreate/cudaEventCreate and twins
   LibrarySetup,         // kernel attribute and device queries
+  ContextCreation,      // the trace's first CUDA/HIP call, when it is a slow one-off call (≥ 100 ms, GPU idle)
+  SlowFirstUse,         // any other slow one-off CUDA/HIP call: first launch of a kernel, first allocation
   FirstCallWork,        // first calls slower than later ones with no CUDA call to show for it
 };
 // The stable snake_case id of the evidence key "<id>_us": "module_loading", …
@@ -146,6 +149,9 @@ struct ColdStartFacts {
   std::vector<ColdCause> causes;   // sorted by time, largest first
   bool first_calls_in_ops = true;  // FirstCallWork was looked for in ops (false: in the scopes of a native trace)
   std::vector<EventId> evidence;   // the largest events
+  // A trace without steps: where its start-up stretch ends (the end of the last slow one-off
+  // CUDA/HIP call, ≥ 100 ms with the GPU idle); 0 when it has none.
+  int64_t startup_end_ns = 0;
 };
 
 // ---- torch.compile ----
@@ -184,6 +190,9 @@ struct Facts {
   ProfilerOverheadFacts profiler;
   RooflineFacts roofline;   // one entry per kernel row, plus the GPUs' ceilings
   StepFacts window;         // the whole trace measured like one step
+  // A trace without steps that has a start-up stretch (cold_start.startup_end_ns): the window
+  // after it, which steady_steps() uses instead of `window`. duration_ns 0 when there is none.
+  StepFacts steady_window;
   TrackId window_thread = UINT32_MAX;  // the main thread whose CPU time `window` breaks down
   std::vector<CpuCategory> cpu_category;  // per event: where its self time counts (Other off the steps' threads)
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace

@@ -14,13 +14,17 @@ std::vector<Interval> gpu_busy_intervals(const Trace& trace);
 
 // Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
 std::vector<StepFacts> measure_steps(const Trace& trace);
-// The whole trace measured as one window (for traces without ProfilerStep annotations).
-StepFacts measure_window(const Trace& trace);
+// The whole trace measured as one window (for traces without ProfilerStep annotations); with
+// `from_ns`, only its part from then on (a stepless trace after its start-up stretch).
+StepFacts measure_window(const Trace& trace, int64_t from_ns = INT64_MIN);
 
 // CPU time by category (cpu_time.cpp): fills each step's and the window's cpu_breakdown,
 // data_loading_gpu_idle_ns and allocator_calls; returns each event's category.
 std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vector<Interval>& gpu_busy,
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId& window_thread);
+// The CPU breakdown (and DataLoader/allocator counts) of one more window on one thread: the
+// steady window of a stepless trace, on the thread attribute_cpu_time chose.
+void break_down_window(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window);
 
 std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
 std::vector<KernelRow> kernel_table(const Trace& trace);
@@ -28,7 +32,7 @@ std::vector<AnnotationRow> annotation_table(const Trace& trace);
 LaunchFacts launch_queue(const Trace& trace);
 SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
 CopyFacts copies(const Trace& trace);
-ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps);
+ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy);
 CompileFacts compile_regions(const Trace& trace);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
 // roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).

@@ -8,7 +8,8 @@ std::vector<const StepFacts*> steady_steps(const Facts& f) {
   std::vector<const StepFacts*> out;
   for (size_t i = 0; i < f.steps.size(); ++i)
     if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
-  if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
+  if (f.steps.empty() && f.steady_window.duration_ns > 0) out.push_back(&f.steady_window);
+  else if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
   return out;
 }
 

@@ -9,7 +9,7 @@
 namespace whyslow {
 
 // All steps but the cold-start outlier; the whole trace as one window when the trace has no
-// ProfilerStep annotations.
+// ProfilerStep annotations, less its start-up stretch where it has one (Facts::steady_window).
 std::vector<const StepFacts*> steady_steps(const Facts& facts);
 
 // Index of the step whose [start, end] holds `ts`, or -1. `steps` must be in time order and not

@@ -29,9 +29,10 @@ void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<
           host_wait_kind(t, e) != HostWait::None)
         windows[w].sync_wait_ns += std::min(t.end_ns(e), windows[w].end_ns) - t.start_ns[e];
     } else if (is_gpu_activity(k)) {
+      // GPU work belongs to the step that launched it; work with no launch in the trace (MTIA's
+      // DMA transfers, which carry no correlation) to the step it starts in.
       const EventId host = t.launch_link[e];
-      if (host == kNoEvent) continue;
-      const int w = window_of(t.start_ns[host]);
+      const int w = window_of(host != kNoEvent ? t.start_ns[host] : t.start_ns[e]);
       if (w < 0) continue;
       StepFacts& s = windows[w];
       if (k == EventKind::Kernel) ++s.kernels;
@@ -75,10 +76,10 @@ std::vector<StepFacts> measure_steps(const Trace& t) {
   return steps;
 }
 
-StepFacts measure_window(const Trace& t) {
+StepFacts measure_window(const Trace& t, int64_t from_ns) {
   std::vector<StepFacts> one(1);
   StepFacts& w = one[0];
-  w.name = "whole trace";
+  w.name = from_ns == INT64_MIN ? "whole trace" : "after start-up";
   w.start_ns = INT64_MAX;
   w.end_ns = INT64_MIN;
   for (EventId e = 0; e < t.size(); ++e) {
@@ -87,6 +88,7 @@ StepFacts measure_window(const Trace& t) {
     w.start_ns = std::min(w.start_ns, t.start_ns[e]);
     w.end_ns = std::max(w.end_ns, t.end_ns(e));
   }
+  w.start_ns = std::max(w.start_ns, from_ns);
   if (w.start_ns > w.end_ns) return StepFacts{};
   measure(t, one, {kAnyTrack});
   return w;

@@ -34,6 +34,10 @@ std::string_view to_string(Severity s) {
 
 std::string describe_span(const Facts& f, int64_t step_ns) {
   if (!f.steps.empty()) return fmt::format("each {} step", human_duration(step_ns));
+  if (f.steady_window.duration_ns > 0)
+    return fmt::format("the {} profiled after start-up (no ProfilerStep annotations; the first {}, up to the end "
+                       "of the last slow one-off CUDA call, are left out)",
+                       human_duration(step_ns), human_duration(f.steady_window.start_ns - f.window.start_ns));
   return fmt::format("the {} profiled (no ProfilerStep annotations)", human_duration(step_ns));
 }
 

@@ -26,10 +26,10 @@ enum class EventKind : uint8_t {
   PythonFunction,     // python_function (with_stack)
   Runtime,            // cuda_runtime / Runtime / hip runtime / mtia_runtime: host API calls
   Driver,             // cuda_driver: cuLaunchKernel and friends
-  Kernel,             // kernel / Kernel
-  Memcpy,             // gpu_memcpy / Memcpy
+  Kernel,             // kernel / Kernel / mtia_ccp_events compute jobs
+  Memcpy,             // gpu_memcpy / Memcpy / mtia_ccp_events dma_request
   Memset,             // gpu_memset / Memset
-  Sync,               // cuda_sync: GPU-side synchronization records
+  Sync,               // cuda_sync, MTIA event_record/event_wait/synchronize: GPU-side synchronization records
   Overhead,           // overhead: profiler's own work ("Activity Buffer Request")
   TraceSpan,          // Trace: the profiling window
   Instant,            // ph "i" events ([memory], Iteration Start, Record Window End)

@@ -32,10 +32,33 @@ EventKind kind_for_category(std::string_view cat) {
       {"Memcpy", EventKind::Memcpy},
       {"Memset", EventKind::Memset},
       {"mtia_runtime", EventKind::Runtime},
+      {"mtia_ccp_events", EventKind::Kernel},  // MTIA device activity (refined by name below)
   };
   for (const Entry& e : kTable)
     if (e.cat == cat) return e.kind;
   return EventKind::Other;
+}
+
+// MTIA writes all its device activity in one category, mtia_ccp_events, and its runtime category
+// also holds device-side records; the event's name says what it is:
+//   mtia_ccp_events "dma_request"                   a DMA transfer (args: direction, size) → Memcpy
+//   mtia_ccp_events "event_record" / "event_wait"   a stream recording or waiting on an event: the
+//                                                   device-side synchronization that cuda_sync
+//                                                   records for CUDA (not work) → Sync
+//   mtia_ccp_events, any other name                 a compute job ("add-dtype_Float", "fc-…") → Kernel
+//   mtia_runtime "synchronize"                      the device's record of a host synchronizeStream,
+//                                                   on the stream's submission-queue track with
+//                                                   the host call's correlation → Sync
+// Categories without a by-name refinement keep the category's kind.
+bool refined_by_name(std::string_view cat) { return cat == "mtia_ccp_events" || cat == "mtia_runtime"; }
+EventKind refine_by_name(EventKind by_category, std::string_view name) {
+  if (by_category == EventKind::Kernel) {
+    if (name == "dma_request") return EventKind::Memcpy;
+    if (name == "event_record" || name == "event_wait") return EventKind::Sync;
+  } else if (by_category == EventKind::Runtime && name == "synchronize") {
+    return EventKind::Sync;
+  }
+  return by_category;
 }
 
 bool is_cpu_side(EventKind k) {
@@ -87,12 +110,18 @@ std::string_view to_string(TrackKind kind) {
 
 TraceBuilder::TraceBuilder(std::string path) { trace_.path = std::move(path); }
 
-EventKind TraceBuilder::kind_of(NameId category, char ph) {
+EventKind TraceBuilder::kind_of(NameId category, NameId name, char ph) {
   if (ph == 'i' || ph == 'I') return EventKind::Instant;
   auto it = kind_by_category_.find(category);
-  if (it != kind_by_category_.end()) return it->second;
-  const EventKind k = kind_for_category(trace_.names.view(category));
-  kind_by_category_.emplace(category, k);
+  if (it == kind_by_category_.end()) {
+    const std::string_view cat = trace_.names.view(category);
+    it = kind_by_category_.emplace(category, CategoryKind{kind_for_category(cat), refined_by_name(cat)}).first;
+  }
+  if (!it->second.by_name) return it->second.kind;
+  auto named = kind_by_name_.find(pair_key(category, name));
+  if (named != kind_by_name_.end()) return named->second;
+  const EventKind k = refine_by_name(it->second.kind, trace_.names.view(name));
+  kind_by_name_.emplace(pair_key(category, name), k);
   return k;
 }
 
@@ -114,7 +143,7 @@ TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
 
 void TraceBuilder::add_event(const ParsedEvent& e) {
   Trace& t = trace_;
-  const EventKind kind = kind_of(e.category, e.ph);
+  const EventKind kind = kind_of(e.category, e.name, e.ph);
   t.start_ns.push_back(e.ts_ns);
   t.dur_ns.push_back(e.dur_ns > 0 ? e.dur_ns : 0);
   t.name.push_back(e.name);

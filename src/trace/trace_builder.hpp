@@ -48,7 +48,7 @@ class TraceBuilder {
   Trace finish() &&;
 
  private:
-  EventKind kind_of(NameId category, char ph);
+  EventKind kind_of(NameId category, NameId name, char ph);
   TrackId track_of(NameId pid, NameId tid);
   void build_tracks();
   void nest_track(Track& t);
@@ -62,7 +62,12 @@ class TraceBuilder {
   bool has_last_track_ = false;
   uint64_t last_track_key_ = 0;
   TrackId last_track_ = 0;
-  std::unordered_map<NameId, EventKind> kind_by_category_;
+  struct CategoryKind {
+    EventKind kind;
+    bool by_name;  // the category mixes kinds: the event's name decides (MTIA)
+  };
+  std::unordered_map<NameId, CategoryKind> kind_by_category_;
+  std::unordered_map<uint64_t, EventKind> kind_by_name_;  // (category, name) → kind, for by_name categories
   std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name
   std::unordered_map<NameId, NameId> process_labels_;  // pid → "CPU" / "GPU 0"
   std::vector<std::pair<int64_t, char>> flow_ends_;    // (id, ph) for the flow stats

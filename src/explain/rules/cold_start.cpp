@@ -23,6 +23,12 @@ std::string describe(ColdCauseKind kind, bool first_calls_in_ops) {
     case ColdCauseKind::LibrarySetup:
       return "library set-up: kernel attribute and device queries (cudaFuncGetAttributes, cudaFuncSetAttribute, "
              "cudaGetSymbolAddress, cudaDeviceGetAttribute, cudaOccupancy*)";
+    case ColdCauseKind::ContextCreation:
+      return "device context creation: the trace's first CUDA call, taking 100 ms or more with the GPU idle (the "
+             "runtime creates the context on the first call that needs it)";
+    case ColdCauseKind::SlowFirstUse:
+      return "slow one-off CUDA calls (each 100 ms or more with the GPU idle; warm, such calls take microseconds): "
+             "a kernel's first launch loading its module, the first allocations, stream creation";
     case ColdCauseKind::FirstCallWork:
       return fmt::format("first-call work inside {} with no CUDA call to show for it (library loading, handle "
                          "creation)", first_calls_in_ops ? "ops" : "scopes");

@@ -94,7 +94,9 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   // the next step); more than 100 % busy means the GPU cannot keep up: it is saturated.
   const double share = std::min(1.0, static_cast<double>(busy) / static_cast<double>(step));
   const bool per_step = !f.steps.empty();
-  const std::string unit = per_step ? fmt::format("the median of {} steady-state steps", steps.size()) : "the whole trace";
+  const std::string unit = per_step                          ? fmt::format("the median of {} steady-state steps", steps.size())
+                           : f.steady_window.duration_ns > 0 ? std::string("the trace after its start-up")
+                                                             : std::string("the whole trace");
   const std::string span = describe_span(f, step);
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
