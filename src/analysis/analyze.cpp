@@ -7,7 +7,10 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
   f.steps = measure_steps(trace);
-  f.window = measure_window(trace);
+  f.window_thread = main_thread(trace);
+  // The window's sync wait is the waiting of the thread the report is about: the steps' thread, or
+  // the main thread of a stepless trace (summing every thread's waits can exceed the window).
+  f.window = measure_window(trace, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event]);
   f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
   f.ops = op_table(trace);
   f.kernels = kernel_table(trace);
@@ -19,7 +22,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   // A stepless trace's bound verdicts leave its start-up stretch out (steady_steps()).
   if (f.steps.empty() && f.cold_start.startup_end_ns > f.window.start_ns &&
       f.cold_start.startup_end_ns < f.window.end_ns) {
-    f.steady_window = measure_window(trace, f.cold_start.startup_end_ns);
+    f.steady_window = measure_window(trace, f.window_thread, f.cold_start.startup_end_ns);
     break_down_window(trace, busy, f.window_thread, f.steady_window);
   }
   f.compile = compile_regions(trace);

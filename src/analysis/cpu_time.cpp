@@ -205,27 +205,6 @@ void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory
   close_until(windows.back()->end_ns);
 }
 
-// The thread a stepless trace is about: of the threads that launch GPU work (all threads in a
-// CPU-only trace), the one whose top-level events take the most time. Launching matters: a
-// profiler or logging thread can hold long idle events. The most launches alone would not do: in
-// training, the autograd thread launches the backward pass, twice the forward's kernels, while the
-// main thread runs the loop — the DataLoader, the forward, the optimizer — and waits for it.
-TrackId main_thread(const Trace& t) {
-  TrackId best = UINT32_MAX;
-  std::pair<bool, int64_t> best_score{false, -1};  // (launches GPU work, top-level time)
-  for (TrackId k = 0; k < t.tracks.size(); ++k) {
-    const Track& tr = t.tracks[k];
-    if (tr.kind != TrackKind::Cpu) continue;
-    std::pair<bool, int64_t> score{false, 0};
-    for (EventId e : tr.events) {
-      score.first = score.first || t.is_launch(e);
-      if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant && t.kind[e] != EventKind::TraceSpan)
-        score.second += t.dur_ns[e];
-    }
-    if (score > best_score) best = k, best_score = score;
-  }
-  return best;
-}
 
 // DataLoader time with no GPU work running, and allocator calls, per window on its thread.
 void data_loading_and_allocator(const Trace& t, const Track& tr, const std::vector<Interval>& gpu_busy,
@@ -248,6 +227,28 @@ void data_loading_and_allocator(const Trace& t, const Track& tr, const std::vect
 
 }  // namespace
 
+// The thread a stepless trace is about: of the threads that launch GPU work (all threads in a
+// CPU-only trace), the one whose top-level events take the most time. Launching matters: a
+// profiler or logging thread can hold long idle events. The most launches alone would not do: in
+// training, the autograd thread launches the backward pass, twice the forward's kernels, while the
+// main thread runs the loop — the DataLoader, the forward, the optimizer — and waits for it.
+TrackId main_thread(const Trace& t) {
+  TrackId best = UINT32_MAX;
+  std::pair<bool, int64_t> best_score{false, -1};  // (launches GPU work, top-level time)
+  for (TrackId k = 0; k < t.tracks.size(); ++k) {
+    const Track& tr = t.tracks[k];
+    if (tr.kind != TrackKind::Cpu) continue;
+    std::pair<bool, int64_t> score{false, 0};
+    for (EventId e : tr.events) {
+      score.first = score.first || t.is_launch(e);
+      if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant && t.kind[e] != EventKind::TraceSpan)
+        score.second += t.dur_ns[e];
+    }
+    if (score > best_score) best = k, best_score = score;
+  }
+  return best;
+}
+
 std::string_view to_string(CpuCategory c) {
   switch (c) {
     case CpuCategory::DataLoading: return "data_loading";
@@ -266,12 +267,11 @@ std::string_view to_string(CpuCategory c) {
 }
 
 std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
-                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId& window_thread) {
+                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
-  window_thread = main_thread(t);
   if (steps.empty() && window_thread != UINT32_MAX && window.end_ns > window.start_ns)
     on_track[window_thread].push_back(&window);
   for (TrackId k = 0; k < t.tracks.size(); ++k) {

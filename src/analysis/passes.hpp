@@ -14,14 +14,17 @@ std::vector<Interval> gpu_busy_intervals(const Trace& trace);
 
 // Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
 std::vector<StepFacts> measure_steps(const Trace& trace);
-// The whole trace measured as one window (for traces without ProfilerStep annotations); with
-// `from_ns`, only its part from then on (a stepless trace after its start-up stretch).
-StepFacts measure_window(const Trace& trace, int64_t from_ns = INT64_MIN);
+// The thread a stepless trace is about (cpu_time.cpp says how it is chosen); UINT32_MAX for none.
+TrackId main_thread(const Trace& trace);
+// The whole trace measured as one window (for traces without ProfilerStep annotations), its
+// sync wait counted on `thread` (the main thread) as a step's is on its own; with `from_ns`, only
+// its part from then on (a stepless trace after its start-up stretch).
+StepFacts measure_window(const Trace& trace, TrackId thread, int64_t from_ns = INT64_MIN);
 
-// CPU time by category (cpu_time.cpp): fills each step's and the window's cpu_breakdown,
-// data_loading_gpu_idle_ns and allocator_calls; returns each event's category.
+// CPU time by category (cpu_time.cpp): fills each step's and, on `window_thread`, the window's
+// cpu_breakdown, data_loading_gpu_idle_ns and allocator_calls; returns each event's category.
 std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vector<Interval>& gpu_busy,
-                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId& window_thread);
+                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread);
 // The CPU breakdown (and DataLoader/allocator counts) of one more window on one thread: the
 // steady window of a stepless trace, on the thread attribute_cpu_time chose.
 void break_down_window(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window);

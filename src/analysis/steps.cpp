@@ -76,7 +76,7 @@ std::vector<StepFacts> measure_steps(const Trace& t) {
   return steps;
 }
 
-StepFacts measure_window(const Trace& t, int64_t from_ns) {
+StepFacts measure_window(const Trace& t, TrackId thread, int64_t from_ns) {
   std::vector<StepFacts> one(1);
   StepFacts& w = one[0];
   w.name = from_ns == INT64_MIN ? "whole trace" : "after start-up";
@@ -90,7 +90,7 @@ StepFacts measure_window(const Trace& t, int64_t from_ns) {
   }
   w.start_ns = std::max(w.start_ns, from_ns);
   if (w.start_ns > w.end_ns) return StepFacts{};
-  measure(t, one, {kAnyTrack});
+  measure(t, one, {thread == UINT32_MAX ? kAnyTrack : thread});
   return w;
 }
 
