@@ -57,10 +57,27 @@ class CallSites {
   std::vector<EventId> path_;
 };
 
+// The host waits that read a result back: synchronize calls and blocking device-to-host copies.
+// A blocking host-to-device copy (a batch moved from pageable memory) waits too, but it is the
+// input pipeline's, with its own finding and its own fix (pageable_memcpy: pin the memory).
+SyncFacts read_backs(const Trace& t, const SyncFacts& all) {
+  SyncFacts out;
+  for (const SyncCall& c : all.calls) {
+    const EventId copy = t.launch_link[c.event];
+    const bool host_to_device = c.blocking_copy && copy != kNoEvent && t.kind[copy] == EventKind::Memcpy &&
+                                t.name_of(copy).find("HtoD") != std::string_view::npos;
+    if (host_to_device) continue;
+    out.calls.push_back(c);
+    out.total_wait_ns += c.wait_ns;
+    out.total_gpu_busy_ns += c.gpu_busy_ns;
+  }
+  return out;
+}
+
 }  // namespace
 
 void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>& out) {
-  const SyncFacts& s = f.syncs;
+  const SyncFacts s = read_backs(t, f.syncs);
   if (s.calls.empty()) return;
   const auto steps = steady_steps(f);
   std::vector<int64_t> per_step;
