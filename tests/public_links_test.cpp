@@ -99,6 +99,29 @@ TEST_P(PublicLinks, BrokenExternalIdsAreRepairedWithTheEnclosingOp) {
 
 INSTANTIATE_TEST_SUITE_P(Public, PublicLinks, ::testing::Range<size_t>(0, link_cases().size()));
 
+// PARAM resnet's 62 device-to-device copies are all launched in the optimizer's momentum
+// clone (Optimizer.step#SGD.step > aten::clone > aten::copy_ > cudaMemcpyAsync), which the user's
+// code asks for; their External ids named aten::result_type, aten::empty, aten::detach, … and
+// hidden_copy reported copies "inside aten::empty".
+TEST(PublicLinks, ParamResnetCopiesAreTheOptimizersClone) {
+  const fs::path path = public_trace(kParamResnet);
+  if (!fs::exists(path)) GTEST_SKIP() << "corpus file absent: " << path;
+  const testing::Explained x = testing::explain_file(path.string());
+  const Trace& t = x.trace;
+  size_t copies = 0;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.kind[e] != EventKind::Memcpy || t.name_of(e).find("DtoD") == std::string_view::npos) continue;
+    ++copies;
+    const EventId op = t.op_link[e];
+    ASSERT_NE(op, kNoEvent);
+    EXPECT_EQ(t.name_of(op), "aten::copy_");
+    ASSERT_NE(t.parent[op], kNoEvent);
+    EXPECT_EQ(t.name_of(t.parent[op]), "aten::clone");
+  }
+  EXPECT_EQ(copies, 62u);
+  for (const Finding& f : x.findings) EXPECT_NE(f.id, FindingId::hidden_copy) << f.title;
+}
+
 // ---- torch's key_averages on PARAM resnet ----
 
 struct TorchRow {
