@@ -276,8 +276,18 @@ void expect_consistent(const Trace& t) {
       ++bad_parent;
     const EventId l = t.launch_link[e];
     if (l != kNoEvent && (l >= t.size() || t.correlation[l] != t.correlation[e])) ++bad_link;
+    // An op link names an op that encloses the launch call on its thread (the repaired links
+    // included); where there is no launch call to hold it against, the op carries the same
+    // External id.
     const EventId o = t.op_link[e];
-    if (o != kNoEvent && (o >= t.size() || t.external_id[o] != t.external_id[e])) ++bad_link;
+    const EventId call = is_host_api(t.kind[e]) ? e : l;
+    if (o != kNoEvent) {
+      if (o >= t.size() || (t.kind[o] != EventKind::CpuOp && t.kind[o] != EventKind::UserAnnotation)) ++bad_link;
+      else if (call == kNoEvent ? t.external_id[o] != t.external_id[e]
+                                : t.track[o] != t.track[call] || t.start_ns[o] > t.start_ns[call] ||
+                                      t.end_ns(call) > t.end_ns(o))
+        ++bad_link;
+    }
   }
   EXPECT_EQ(on_tracks, t.size());
   EXPECT_EQ(bad_order, 0u);

@@ -557,6 +557,61 @@ TEST(Loader, CorrelationAndExternalIdLinks) {
   expect_well_formed(t);
 }
 
+// A link whose External id names an op that does not enclose the launch call (writers that copy
+// the correlation id into External id: PARAM 2023, HTA critical_path) is repaired with the
+// innermost op or annotation around the launch on its thread, and counted.
+TEST(Loader, ExternalIdNamingAnOpAwayFromTheLaunchIsRepaired) {
+  TempDir dir;
+  const Trace t = load_text(dir, trace_json({
+      // Thread 1: the launch is inside aten::cudnn_convolution, after an aten::empty.
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::cudnn_convolution", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "args": {"External id": 1}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 101, "dur": 2, "args": {"External id": 2}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"correlation": 3, "External id": 3}})",
+      R"({"ph": "X", "cat": "kernel", "name": "conv_kernel", "pid": 0, "tid": 7, "ts": 200, "dur": 10, "args": {"correlation": 3, "External id": 3}})",
+      // …and its External id (= the correlation) names an unrelated op later on.
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::result_type", "pid": 1, "tid": 1, "ts": 900, "dur": 1, "args": {"External id": 3}})",
+      // A copy launched outside any op, naming aten::empty: no op to credit.
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 500, "dur": 5, "args": {"correlation": 2, "External id": 2}})",
+      R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 505, "dur": 5, "args": {"correlation": 2, "External id": 2}})j",
+      // Thread 2: inside the convolution's time but on another thread, under a python frame in an
+      // annotation: the annotation is the op that encloses it.
+      R"({"ph": "X", "cat": "user_annotation", "name": "backward_block", "pid": 1, "tid": 2, "ts": 100, "dur": 100, "args": {"External id": 8}})",
+      R"({"ph": "X", "cat": "python_function", "name": "model.py(7): f", "pid": 1, "tid": 2, "ts": 115, "dur": 20})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cuLaunchKernel", "pid": 1, "tid": 2, "ts": 120, "dur": 5, "args": {"correlation": 5, "External id": 1}})",
+      R"({"ph": "X", "cat": "kernel", "name": "thread2_kernel", "pid": 0, "tid": 7, "ts": 220, "dur": 10, "args": {"correlation": 5, "External id": 1}})",
+      // Sane: the named op encloses the launch.
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 600, "dur": 50, "args": {"External id": 10}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 610, "dur": 5, "args": {"correlation": 11, "External id": 10}})",
+      R"({"ph": "X", "cat": "kernel", "name": "mm_kernel", "pid": 0, "tid": 7, "ts": 620, "dur": 10, "args": {"correlation": 11, "External id": 10}})",
+      // No launch call to check against (correlation 99 is not in the trace): kept as written.
+      R"({"ph": "X", "cat": "kernel", "name": "unchecked_kernel", "pid": 0, "tid": 7, "ts": 700, "dur": 1, "args": {"correlation": 99, "External id": 3}})",
+  }));
+  auto id = [&](const char* n) { return event_named(t, n); };
+  EXPECT_EQ(t.op_link[id("conv_kernel")], id("aten::cudnn_convolution"));
+  EXPECT_EQ(t.op_link[id("Memcpy HtoD (Pageable -> Device)")], kNoEvent);
+  EXPECT_EQ(t.op_link[id("thread2_kernel")], id("backward_block"));
+  EXPECT_EQ(t.op_link[id("mm_kernel")], id("aten::mm"));
+  EXPECT_EQ(t.op_link[id("unchecked_kernel")], id("aten::result_type"));
+  // The launch calls' own links are repaired the same way, but only GPU work is counted.
+  EXPECT_EQ(t.op_link[t.launch_link[id("conv_kernel")]], id("aten::cudnn_convolution"));
+  EXPECT_EQ(t.op_link[id("cudaMemcpyAsync")], kNoEvent);
+  EXPECT_EQ(t.op_link[id("cuLaunchKernel")], id("backward_block"));
+  EXPECT_EQ(t.repaired_op_links, 3u);
+  expect_well_formed(t);
+}
+
+// A sane trace repairs nothing.
+TEST(Loader, SaneExternalIdLinksAreNotRepaired) {
+  TempDir dir;
+  const Trace t = load_text(dir, trace_json({
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 600, "dur": 50, "args": {"External id": 10}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 600, "dur": 50, "args": {"correlation": 11, "External id": 10}})",
+      R"({"ph": "X", "cat": "kernel", "name": "mm_kernel", "pid": 0, "tid": 7, "ts": 620, "dur": 10, "args": {"correlation": 11, "External id": 10}})",
+  }));
+  EXPECT_EQ(t.op_link[event_named(t, "mm_kernel")], event_named(t, "aten::mm"));
+  EXPECT_EQ(t.repaired_op_links, 0u);
+}
+
 // ---- large inputs: the loader reads through a 16 MiB buffer and parses 1 MiB batches ----
 
 constexpr size_t kReadBuffer = 16u << 20;

@@ -70,5 +70,22 @@ TEST(AnalysisScaling, KernelsInDeeplyNestedAnnotations) {
   }
 }
 
+// The External id repair finds the op around each launch; a walk up from each launch through
+// the frames in between would take depth² / 2 steps (4.5·10¹⁰ here).
+TEST(LoaderScaling, BrokenLinksUnderDeeplyNestedFrames) {
+  constexpr int64_t kDepth = 300'000;
+  TempDir dir;
+  const Trace t = load_trace(dir.write("frames.json", testing::broken_links_under_deep_frames(kDepth)));
+  EXPECT_EQ(t.repaired_op_links, static_cast<uint64_t>(kDepth));
+  size_t kernels = 0, under_outer = 0;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.kind[e] != EventKind::Kernel) continue;
+    ++kernels;
+    under_outer += t.op_link[e] != kNoEvent && t.name_of(t.op_link[e]) == "aten::outer";
+  }
+  EXPECT_EQ(kernels, static_cast<size_t>(kDepth));
+  EXPECT_EQ(under_outer, kernels);
+}
+
 }  // namespace
 }  // namespace whyslow

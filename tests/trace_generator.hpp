@@ -72,6 +72,23 @@ inline std::string kernels_in_nested_annotations(int64_t depth, int64_t names) {
   return t.take();
 }
 
+// One op ("aten::outer", External id 1) around `depth` python frames nested one in the next,
+// each launching one kernel before the next frame opens. Every launch and kernel carries External
+// id 2, the id of an unrelated op ("aten::result_type") after the others: each link is broken,
+// and the op that encloses each launch is `depth` - i frames up.
+inline std::string broken_links_under_deep_frames(int64_t depth) {
+  GeneratedTrace t;
+  t.event("cpu_op", "aten::outer", 1, 1, 0, 4 * depth, "{\"External id\":1}");
+  for (int64_t i = 0; i < depth; ++i) {
+    const std::string ids = "{\"correlation\":" + std::to_string(i + 10) + ",\"External id\":2";
+    t.event("python_function", "model.py(1): f", 1, 1, 2 * i + 1, 4 * depth - 4 * i - 2);
+    t.event("cuda_runtime", "cudaLaunchKernel", 1, 1, 2 * i + 2, 1, ids + "}");
+    t.event("kernel", "kernel", 0, 7, 4 * depth + 2 * i, 1, ids + ",\"device\":0,\"stream\":7}");
+  }
+  t.event("cpu_op", "aten::result_type", 1, 1, 8 * depth, 1, "{\"External id\":2}");
+  return t.take();
+}
+
 // One 1 µs op on each of `threads` threads of process 1.
 inline std::string one_op_per_thread(int64_t threads) {
   GeneratedTrace t;

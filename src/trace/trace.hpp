@@ -106,7 +106,8 @@ struct Trace {
   // runtime/driver call → the first GPU activity it launched. kNoEvent when unresolved.
   std::vector<EventId> launch_link;
   // GPU activity and host API calls → the CPU op or annotation whose `External id` they carry
-  // (the innermost op on the stack at launch time). kNoEvent when unresolved.
+  // (the innermost op on the stack at launch time). kNoEvent when unresolved. Where that op does
+  // not enclose the launch call (a broken External id), the op that does (trace/op_links.hpp).
   std::vector<EventId> op_link;
   std::vector<uint32_t> detail;      // index into gpu_detail (GPU activity) or op_shapes (ops)
 
@@ -125,6 +126,7 @@ struct Trace {
   uint64_t input_bytes = 0;          // uncompressed bytes read
   uint64_t replaced_control_chars = 0;
   uint64_t ignored_events = 0;       // phases whyslow does not read (B/E, C, …): counted
+  uint64_t repaired_op_links = 0;    // kernels/copies/memsets whose External id op did not enclose their launch
 
   size_t size() const { return start_ns.size(); }
   int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "trace/number_text.hpp"
+#include "trace/op_links.hpp"
 
 namespace whyslow {
 namespace {
@@ -292,6 +293,7 @@ void TraceBuilder::link_events() {
     if ((gpu || is_host_api(k)) && t.external_id[e] != 0)
       t.op_link[e] = find(by_external, t.external_id[e]);
   }
+  t.repaired_op_links = repair_op_links(t);
 }
 
 }  // namespace whyslow

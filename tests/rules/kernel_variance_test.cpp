@@ -1,7 +1,8 @@
-// kernel_variance at its edges: a kernel with the same grid, block and op input shapes taking
-// ≥ 1.5× its median and ≥ 5 µs more in some call fires (docs/JSON.md), cold-start step and
-// collectives excluded.
+// kernel_variance at its edges: a kernel with the same grid, block, linked op and op input shapes
+// taking ≥ 1.5× its median and ≥ 5 µs more in some call fires (docs/JSON.md); calls without a
+// linked op, the cold-start step and collectives excluded.
 #include <algorithm>
+#include <optional>
 
 #include "facts_builder.hpp"
 
@@ -12,14 +13,17 @@ using namespace testing;
 
 constexpr Outcome kFires = fires(FindingId::kernel_variance, Severity::Warning);
 
-// Calls of one kernel, one per 1 ms, each launched by a cudaLaunchKernel just before it.
+// Calls of one kernel, one per 1 ms, each launched by a cudaLaunchKernel just before it, inside
+// the op it is linked to: a fresh aten::mm unless `op` names one (kNoEvent: no linked op).
 struct KernelCalls {
   Trace t;
   Facts f;
   KernelRow& row;
   explicit KernelCalls(std::string_view name) : row(f.kernels.emplace_back()) { row.name = t.names.intern(name); }
-  EventId call(int64_t dur_ns, const GpuDetail& launch = launch_config(132, 256), EventId op = kNoEvent) {
+  EventId call(int64_t dur_ns, const GpuDetail& launch = launch_config(132, 256),
+               std::optional<EventId> linked_op = std::nullopt) {
     const int64_t at = static_cast<int64_t>(row.events.size()) * 1'000'000;
+    const EventId op = linked_op ? *linked_op : add_event(t, EventKind::CpuOp, "aten::mm", at, 10'000);
     const EventId api = add_event(t, EventKind::Runtime, "cudaLaunchKernel", at, 3'000);
     const EventId k = add_gpu_event(t, EventKind::Kernel, t.names.view(row.name), at + 5'000, dur_ns, launch);
     link_launch(t, api, k);
@@ -34,6 +38,8 @@ struct Case {
   const char* name;
   std::vector<int64_t> durations_ns;
   Outcome want;
+  // The op each call is linked to (nullptr: none); empty: aten::mm for every call.
+  std::vector<const char*> ops = {};
 };
 
 const Case kCases[] = {
@@ -46,6 +52,15 @@ const Case kCases[] = {
     // kMinCalls = 3; with two calls the median is the slower one, so none is slow.
     {"two_calls_are_silent", {8'000, 100'000}, kSilent},
     {"the_median_is_of_the_calls_not_the_mean", {10'000, 10'000, 10'000, 10'000, 1'000'000}, kFires},
+    // Grouped by linked op: a call under another op, or under none, is another (or no known)
+    // workload (Qwen H100: unlinked GEMMs before the first step beside a different-K GEMM).
+    {"one_op_fires", {20'000, 20'000, 20'000, 60'000}, kFires, {"aten::mm", "aten::mm", "aten::mm", "aten::mm"}},
+    {"a_call_under_another_op_is_silent", {20'000, 20'000, 20'000, 60'000}, kSilent,
+     {"aten::mm", "aten::mm", "aten::mm", "aten::addmm"}},
+    {"a_call_without_a_linked_op_is_left_out", {20'000, 20'000, 20'000, 60'000}, kSilent,
+     {"aten::mm", "aten::mm", "aten::mm", nullptr}},
+    {"calls_without_a_linked_op_are_not_a_group", {20'000, 20'000, 20'000, 60'000}, kSilent,
+     {nullptr, nullptr, nullptr, nullptr}},
 };
 
 class KernelVarianceEdges : public ::testing::TestWithParam<Case> {};
@@ -54,8 +69,14 @@ TEST_P(KernelVarianceEdges, FiresAsDocumented) {
   const Case& c = GetParam();
   KernelCalls k("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n");
   EventId slowest = kNoEvent;
-  for (int64_t d : c.durations_ns) {
-    const EventId e = k.call(d);
+  for (size_t i = 0; i < c.durations_ns.size(); ++i) {
+    const int64_t d = c.durations_ns[i];
+    std::optional<EventId> op;
+    if (!c.ops.empty()) {
+      const int64_t at = static_cast<int64_t>(i) * 1'000'000;
+      op = c.ops[i] ? add_event(k.t, EventKind::CpuOp, c.ops[i], at, 10'000) : kNoEvent;
+    }
+    const EventId e = k.call(d, launch_config(132, 256), op);
     if (slowest == kNoEvent || d > k.t.dur_ns[slowest]) slowest = e;
   }
   const auto x = expect_outcome(run_rule(rule_kernel_variance, k.t, k.f), c.want, k.t);

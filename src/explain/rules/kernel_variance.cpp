@@ -1,7 +1,7 @@
-// kernel_variance: the same kernel with the same launch configuration taking very different times
-// in different steps. Same code on the same shapes should take the same time; when it does not,
-// something outside the kernel changed: contention from another stream or process, clocks
-// (power/thermal), or cold caches.
+// kernel_variance: the same kernel with the same launch configuration, launched by the same op on
+// the same input shapes, taking very different times in different steps. Same code on the same
+// shapes should take the same time; when it does not, something outside the kernel changed:
+// contention from another stream or process, clocks (power/thermal), or cold caches.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -41,19 +41,28 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
     const EventId h = t.launch_link[k];
     return cold && h != kNoEvent && t.start_ns[h] >= cold->start_ns && t.start_ns[h] <= cold->end_ns;
   };
-  struct Group { NameId name; std::vector<EventId> calls; int64_t median = 0, excess = 0; EventId slowest = kNoEvent; };
+  struct Group {
+    NameId name, op;
+    std::vector<EventId> calls;
+    int64_t median = 0, excess = 0;
+    EventId slowest = kNoEvent;
+  };
   std::vector<Group> flagged;
   for (const KernelRow& row : f.kernels) {
     if (is_collective(t.names.view(row.name))) continue;
-    // Same launch configuration and same op input shapes (record_shapes): the same GEMM kernel
-    // also serves other shapes with the same grid (a different K), which take different times.
-    std::map<std::array<int64_t, 7>, std::vector<EventId>> by_launch;
+    // Same launch configuration, same linked op and same op input shapes (record_shapes): the
+    // same GEMM kernel also serves other ops and other shapes on the same grid (a different K),
+    // which take different times. A call with no linked op has no known workload to compare
+    // (Qwen H100: the GEMMs launched before the first step, outside any op, next to a different-K
+    // GEMM), so it is left out; without record_shapes the op name is what separates workloads.
+    std::map<std::array<int64_t, 8>, std::vector<EventId>> by_launch;
     for (EventId e : row.events) {
-      if (in_cold(e)) continue;
-      const GpuDetail& d = t.gpu_detail[t.detail[e]];
       const EventId op = t.op_link[e];
-      const int64_t shapes = op != kNoEvent && t.detail[op] != UINT32_MAX ? t.op_shapes[t.detail[op]].input_dims : -1;
-      by_launch[{d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], shapes}].push_back(e);
+      if (op == kNoEvent || in_cold(e)) continue;
+      const GpuDetail& d = t.gpu_detail[t.detail[e]];
+      const int64_t shapes = t.detail[op] != UINT32_MAX ? t.op_shapes[t.detail[op]].input_dims : -1;
+      by_launch[{d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], t.name[op], shapes}]
+          .push_back(e);
     }
     for (auto& [launch, calls] : by_launch) {
       if (calls.size() < kMinCalls) continue;
@@ -61,7 +70,7 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
       for (EventId e : calls) d.push_back(t.dur_ns[e]);
       std::sort(d.begin(), d.end());
       const int64_t median = d[d.size() / 2];
-      Group g{row.name, calls, median, 0, kNoEvent};
+      Group g{row.name, t.name[t.op_link[calls.front()]], calls, median, 0, kNoEvent};
       for (EventId e : calls) {
         const int64_t x = t.dur_ns[e];
         if (x >= kSlowRatio * static_cast<double>(median) && x - median >= kMinExcessNs) {
@@ -76,7 +85,7 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
   std::sort(flagged.begin(), flagged.end(), [](const Group& a, const Group& b) { return a.excess > b.excess; });
   const Group& top = flagged.front();
   Finding x = make_finding(FindingId::kernel_variance);
-  x.title = fmt::format("The same kernel on the same launch configuration varies from {} to {}: {}",
+  x.title = fmt::format("The same kernel, launched by the same op on the same shapes, varies from {} to {}: {}",
                         human_duration(top.median), human_duration(t.dur_ns[top.slowest]),
                         std::string(t.names.view(top.name)).substr(0, 80));
   std::string list;
@@ -85,9 +94,9 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
     excess += flagged[i].excess;
     if (i >= kMaxReported) continue;
     const Group& g = flagged[i];
-    list += fmt::format("\n  - {} ({} calls): median {}, slowest {}, {} lost to slow calls",
-                        std::string(t.names.view(g.name)).substr(0, 80), g.calls.size(), human_duration(g.median),
-                        human_duration(t.dur_ns[g.slowest]), human_duration(g.excess));
+    list += fmt::format("\n  - {} ({} calls in {}): median {}, slowest {}, {} lost to slow calls",
+                        std::string(t.names.view(g.name)).substr(0, 80), g.calls.size(), t.names.view(g.op),
+                        human_duration(g.median), human_duration(t.dur_ns[g.slowest]), human_duration(g.excess));
     x.events.push_back({g.slowest, "slowest call"});
   }
   x.detail = fmt::format(

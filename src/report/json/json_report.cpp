@@ -28,6 +28,7 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("truncated_at_byte");
   if (trace.truncated) w.unsigned_integer(trace.truncated_at_byte);
   else w.null();
+  w.key("repaired_op_links").unsigned_integer(trace.repaired_op_links);
   w.key("devices").begin_array();
   for (const DeviceInfo& d : trace.devices) {
     w.begin_object(Layout::Inline);

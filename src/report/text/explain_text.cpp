@@ -60,6 +60,9 @@ std::string header(const Trace& trace, const Facts& facts) {
   if (trace.truncated)
     out += fmt::format("  truncated at byte {}: only the complete events before the cut are analyzed\n",
                        format_count(trace.truncated_at_byte));
+  if (trace.repaired_op_links > 0)
+    out += fmt::format("  {} kernels/copies relinked: the op their External id names does not enclose the launch\n",
+                       format_count(trace.repaired_op_links));
   return out;
 }
 
