@@ -13,7 +13,8 @@
 //                    or frees memory, else launch;
 //        the profiler's overhead events other than its bookkeeping (Runtime Triggered Module
 //                    Loading, Lazy Function Loading): launch, driver work done for a first launch;
-//        python_function: python;
+//        python_function: python — but cpu_compute inside a Python call of ≥ 1 ms that launches
+//                    no GPU work (a preprocessing function in NumPy or PIL, say);
 //        cpu_op: dispatch when its top-level op (the outermost op around it on the thread)
 //                    launches GPU work — framework overhead on the way to the GPU — else
 //                    cpu_compute (CPU math, preprocessing on CPU tensors);
@@ -31,6 +32,10 @@
 
 namespace whyslow {
 namespace {
+
+// A Python call that launches nothing for this long is doing work of its own (decoding,
+// resizing, NumPy), not issuing GPU work: issuing a launch from Python takes microseconds.
+constexpr int64_t kMinPythonCpuWorkNs = 1'000'000;
 
 // Context an event passes down to everything nested in it (rules 1–3), strongest first.
 enum class Context : uint8_t { None, Compile, Profiler, DataLoading };
@@ -82,6 +87,7 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
   }
   std::vector<Context> context(tr.events.size(), Context::None);
   std::vector<uint32_t> top_op(tr.events.size(), UINT32_MAX);  // slot of the outermost op above (or self)
+  std::vector<uint8_t> in_python_work(tr.events.size(), 0);    // inside a long Python call that launches nothing
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
   auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !is_record_function_name(t.name_of(e)); };
@@ -91,6 +97,8 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
     context[i] = std::max(own_context(t, e), p != UINT32_MAX ? context[p] : Context::None);
     top_op[i] = p != UINT32_MAX ? top_op[p] : UINT32_MAX;
     if (top_op[i] == UINT32_MAX && is_op(e)) top_op[i] = i;
+    in_python_work[i] = (p != UINT32_MAX && in_python_work[p]) ||
+                        (t.kind[e] == EventKind::PythonFunction && !launches_below[i] && t.dur_ns[e] >= kMinPythonCpuWorkNs);
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
       c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
@@ -99,7 +107,7 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
     } else if (t.kind[e] == EventKind::Overhead) {
       c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
     } else if (t.kind[e] == EventKind::PythonFunction) {
-      c = CpuCategory::Python;
+      c = in_python_work[i] ? CpuCategory::CpuCompute : CpuCategory::Python;
     } else if (is_op(e)) {
       c = launches_below[top_op[i]] ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
     }

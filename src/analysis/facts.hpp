@@ -22,7 +22,8 @@ enum class CpuCategory : uint8_t {
   Profiler,     // the profiler's own bookkeeping on the thread
   Python,       // Python self time (python_function events, with_stack)
   Dispatch,     // self time of ops whose top-level op launches GPU work: what CUDA graphs remove
-  CpuCompute,   // self time of ops whose top-level op launches nothing: CPU math, preprocessing
+  CpuCompute,   // self time of ops whose top-level op launches nothing, and of Python inside a call of
+                // ≥ 1 ms that launches nothing: CPU math, preprocessing
   Other,        // annotations' self time and time in no recorded event
   Count
 };

@@ -206,6 +206,22 @@ class Trace:
         found = self._outermost.get(ev.index, ev)
         return found if found.kind == "op" else ev
 
+    def in_python_work(self, ev: Event) -> bool:
+        """Is `ev` inside (or itself) a python frame of >= 1 ms that launches no device work?"""
+        if not hasattr(self, "_python_work"):
+            self._python_work = set()
+            for evs in self.by_thread.values():
+                stack = []
+                for x in evs:
+                    while stack and stack[-1][0].end <= x.start:
+                        stack.pop()
+                    inside = bool(stack) and stack[-1][1]
+                    mine = inside or (x.kind == "python" and x.dur >= 1_000_000 and not self.launches_inside(x))
+                    if mine:
+                        self._python_work.add(x.index)
+                    stack.append((x, mine))
+        return ev.index in self._python_work
+
     def launches_inside(self, ev: Event) -> bool:
         """Does a launch linked to device work run inside `ev` on its own thread?"""
         launches = self.linked_launches().get(ev.thread, [])
@@ -284,7 +300,8 @@ def innermost_category(trace: Trace, ev: Event | None) -> str:
             trace._pageable = trace.pageable_copy_correlations()
         return runtime_category(ev.name, ev.args.get("correlation"), trace._pageable)
     if kind == "python":
-        return "python"
+        # CPU work in Python: inside a call of >= 1 ms that launches no device work.
+        return "cpu_compute" if trace.in_python_work(ev) else "python"
     if kind == "op":
         return "dispatch" if trace.launches_inside(trace.outermost_op(ev)) else "cpu_compute"
     if ev.cat == "overhead" and ev.name not in PROFILER_NAMES:

@@ -30,7 +30,7 @@ std::string_view describe(CpuCategory c) {
     case CpuCategory::Profiler: return "in the profiler's bookkeeping";
     case CpuCategory::Python: return "in Python";
     case CpuCategory::Dispatch: return "in the PyTorch dispatcher (ops that launch GPU work)";
-    case CpuCategory::CpuCompute: return "in ops that launch no GPU work (CPU math, tensor set-up)";
+    case CpuCategory::CpuCompute: return "in CPU work (ops or long Python calls that launch no GPU work: preprocessing, CPU math)";
     case CpuCategory::Other: return "outside any recorded op (Python between ops, unrecorded work)";
     case CpuCategory::Count: break;
   }
