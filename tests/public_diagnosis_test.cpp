@@ -68,7 +68,9 @@ TEST(PublicDiagnosis, ResNetWithoutWorkersWaitsForData) {
   EXPECT_NEAR(evidence(*d, "data_loading_us"), 70'800, 100);
   for (FindingId quiet : {FindingId::host_sync_in_loop, FindingId::kernel_variance}) {
     const Finding* f = find(e, quiet);
-    if (f) EXPECT_EQ(f->severity, Severity::Info) << to_string(quiet) << " costs under 1 % of the run";
+    if (f) {
+      EXPECT_EQ(f->severity, Severity::Info) << to_string(quiet) << " costs under 1 % of the run";
+    }
   }
 }
 
