@@ -461,5 +461,20 @@ TEST(Truncated, CliExitsWithTwoOnOtherLoadErrors) {
   EXPECT_EQ(message.find("--allow-truncated"), std::string::npos) << message;
 }
 
+// `info` prints pids, tids and thread names from the trace: escape sequences in them must reach the
+// terminal as text (issue 10 item 10: they retitled and cleared it).
+TEST(TerminalText, InfoEscapesControlCharactersInTrackNames) {
+  TempDir dir;
+  const std::string bin = WHYSLOW_BINARY;
+  const std::string out = dir.path("stdout.txt");
+  const std::string trace = dir.write(
+      "esc.json", events_text(R"({"ph":"X","name":"a","pid":"\u001b]0;TITLE\u0007","tid":"\u001b[2J","ts":1,"dur":1})"));
+  ASSERT_EQ(std::system(("'" + bin + "' info '" + trace + "' >'" + out + "' 2>/dev/null").c_str()), 0);
+  const std::string text = testing::read_file(out);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1B[2J"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace whyslow

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/pipeline.hpp"
+#include "common/terminal_text.hpp"
 
 namespace whyslow::cli {
 
@@ -14,14 +15,15 @@ Command add_info_command(CLI::App& app) {
   add_trace_input(cmd, *o);
   return {cmd, [o] {
             const Trace trace = load_with_notes(o->path, o->load);
-            fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", trace.path, trace.size(),
+            // Names come from the trace: printable() keeps their control characters off the terminal.
+            fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", printable(trace.path), trace.size(),
                        trace.tracks.size(), trace.devices.size(), trace.input_bytes);
             if (trace.repaired_op_links > 0)
               fmt::print("  {} kernels/copies relinked: the op their External id names does not enclose the "
                          "launch\n", trace.repaired_op_links);
             for (const Track& t : trace.tracks)
-              fmt::print("  {:<5} pid {:<8} tid {:<12} {:>9} events  {}\n", to_string(t.kind), t.pid, t.tid,
-                         t.events.size(), t.name);
+              fmt::print("  {:<5} pid {:<8} tid {:<12} {:>9} events  {}\n", to_string(t.kind), printable(t.pid),
+                         printable(t.tid), t.events.size(), printable(t.name));
             return 0;
           }};
 }
