@@ -59,7 +59,8 @@ TEST(OpTable, DuplicateWithASiblingIsNotMerged) {
       R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 5, "args": {"correlation": 9, "External id": 3}})",
       R"({"ph": "X", "cat": "kernel", "name": "inner_kernel", "pid": 0, "tid": 7, "ts": 200, "dur": 30, "args": {"correlation": 9, "External id": 3}})",
   })));
-  const OpRow& foo = cpu_rows(t).at("aten::foo");
+  const auto rows = cpu_rows(t);  // the rows outlive the reference into them
+  const OpRow& foo = rows.at("aten::foo");
   EXPECT_EQ(foo.calls, 2u);
   EXPECT_EQ(foo.self_device_ns, 80'000);
   EXPECT_EQ(foo.device_total_ns, 50'000 + 30'000 + 30'000);  // the outer's total includes the inner's
