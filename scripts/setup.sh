@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages whyslow builds with, only those that are missing.
+# Installs the Debian packages whyslow builds with, only those that are missing; packages named
+# as arguments are installed too (CI's sanitizer job adds its compiler: scripts/ci_sanitizers.sh).
 set -euo pipefail
 # chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s).
 packages=(build-essential cmake ninja-build pkg-config python3
-          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev chromium)
+          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev chromium "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
