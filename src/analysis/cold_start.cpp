@@ -82,7 +82,9 @@ const CauseClass kCauses[] = {
     {ColdCauseKind::LazyLoading,
      [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Lazy Function Loading"); }},
     {ColdCauseKind::ProfilerBuffers,
-     [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Activity Buffer Request"); }},
+     [](const ColdInput& in, EventId e) {
+       return in.t.kind[e] == EventKind::Overhead && is_profiler_buffer_request(in.t.name_of(e));
+     }},
     {ColdCauseKind::ContextCreation,
      [](const ColdInput& in, EventId e) { return e == in.first_api_call && in.slow(e); }},
     {ColdCauseKind::SlowFirstUse,

@@ -76,7 +76,8 @@ bool is_cuda_or_hip_api(std::string_view n) { return starts_with(n, "cu") || sta
 
 bool is_copy_call(std::string_view n) { return n.find("Memcpy") != std::string_view::npos; }
 
-bool is_profiler_bookkeeping(std::string_view n) { return n == "Activity Buffer Request" || n == "Buffer Flush"; }
+bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
+bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
 
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }

@@ -49,7 +49,9 @@ bool is_cuda_or_hip_api(std::string_view name);
 // Any copy API (cudaMemcpy*, cuMemcpy*, hipMemcpy*, async or not).
 bool is_copy_call(std::string_view name);
 
-// The profiler's own bookkeeping: "Activity Buffer Request" (CUPTI asking for a buffer), "Buffer Flush".
+// CUPTI asking for an activity buffer: "Activity Buffer Request".
+bool is_profiler_buffer_request(std::string_view name);
+// The profiler's own bookkeeping: buffer requests, "Buffer Flush".
 bool is_profiler_bookkeeping(std::string_view name);
 
 // torch.compile's own markers.

@@ -1,4 +1,5 @@
 // The profiler's own cost: CUPTI activity buffer requests stall the thread that needs a buffer.
+#include "analysis/event_names.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
@@ -6,7 +7,7 @@ namespace whyslow {
 ProfilerOverheadFacts profiler_overhead(const Trace& t) {
   ProfilerOverheadFacts f;
   for (EventId e = 0; e < t.size(); ++e) {
-    if (t.kind[e] != EventKind::Overhead || t.name_of(e) != "Activity Buffer Request") continue;
+    if (t.kind[e] != EventKind::Overhead || !is_profiler_buffer_request(t.name_of(e))) continue;
     ++f.buffer_requests;
     f.buffer_request_ns += t.dur_ns[e];
     f.events.push_back(e);
