@@ -28,6 +28,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.compile = compile_regions(trace);
   f.profiler = profiler_overhead(trace);
   f.roofline = roofline(trace, f.kernels, options.measured);
+  f.comm = communication(trace, f.steps);
   return f;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comm_names.hpp"
 #include "analysis/roofline.hpp"
 #include "trace/trace.hpp"
 
@@ -51,6 +52,10 @@ struct StepFacts {
   // Time inside DataLoader spans during which no GPU work ran (on any stream).
   int64_t data_loading_gpu_idle_ns = 0;
   uint32_t allocator_calls = 0;  // allocator calls on the step's thread, started in the step
+  // The step's GPU work split (comm_names.hpp says what communication is): compute is the union of
+  // the other kernels, copies and memsets; comm the union of the NCCL/RCCL kernels; exposed comm the
+  // part of comm during which no compute ran. gpu_busy_ns = compute_ns + exposed_comm_ns.
+  int64_t compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
 };
 
 // ---- op table: torch's key_averages() ----
@@ -102,11 +107,18 @@ struct SyncCall {
   EventId event = kNoEvent;
   int64_t wait_ns = 0;
   int64_t gpu_busy_ns = 0;  // GPU work (all streams) running during the wait
+  int64_t comm_busy_ns = 0; // of which NCCL/RCCL kernels running (union of them, during the wait)
   bool blocking_copy = false;
+  // Made inside DDP, FSDP or c10d (comm_names.hpp: is_distributed_library_frame): the library's
+  // own sync, not the user's .item().
+  bool distributed_library = false;
 };
 struct SyncFacts {
   std::vector<SyncCall> calls;
   int64_t total_wait_ns = 0, total_gpu_busy_ns = 0;
+  int64_t total_comm_busy_ns = 0;
+  uint64_t library_calls = 0;   // calls with distributed_library
+  int64_t library_wait_ns = 0;
 };
 
 // ---- copies ----
@@ -178,6 +190,28 @@ struct ProfilerOverheadFacts {
   std::vector<EventId> events;
 };
 
+// ---- communication (comm.cpp) ----
+// One NCCL/RCCL kernel and what its record_param_comms op says about it.
+struct CollectiveCall {
+  EventId kernel = kNoEvent;
+  EventId op = kNoEvent;             // the record_param_comms op above its launch; kNoEvent when none
+  CollectiveKind kind = CollectiveKind::Other;
+  NameId group = kNoName;            // process group name; kNoName when the trace does not say
+  int64_t seq = -1;                  // sequence number in the group, -1 when the trace does not say
+  int32_t ranks = -1;                // group size (else distributedInfo's world_size), -1 when unknown
+  int64_t bytes = -1;                // nccl-tests' message size S (max of in/out elements × dtype), -1 unknown
+  int64_t link_ns = 0;               // the time S needs at the link's peak bus bandwidth; 0 when unknown
+  int64_t exposed_ns = 0;            // of the kernel's time, when no compute (any stream, any step) ran
+  int step = -1;                     // the step that launched it, -1 outside the steps
+};
+struct CommFacts {
+  std::vector<CollectiveCall> calls;  // in kernel order (trace order)
+  double link_bytes_per_s = 0;        // the GPU's link, one direction (link_peaks.hpp); 0 when unknown
+  std::string link;                   // "NVLink 4"; empty when unknown
+};
+// A collective's bus bandwidth (nccl-tests' busBw) in bytes/s; 0 when its size or group is unknown.
+double bus_bytes_per_s(const CollectiveCall& c, int64_t dur_ns);
+
 struct Facts {
   std::vector<StepFacts> steps;
   std::vector<OpRow> ops;
@@ -197,6 +231,7 @@ struct Facts {
   TrackId window_thread = UINT32_MAX;  // the main thread whose CPU time `window` breaks down
   std::vector<CpuCategory> cpu_category;  // per event: where its self time counts (Other off the steps' threads)
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
+  CommFacts comm;
 };
 
 // Runs every analysis pass in order.

@@ -35,3 +35,13 @@ int64_t covered_length(const std::vector<Interval>& merged, int64_t start, int64
 }
 
 }  // namespace whyslow
+
+namespace whyslow {
+
+int64_t exposed_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  int64_t total = 0;
+  for (const Interval& iv : a) total += (iv.second - iv.first) - covered_length(b, iv.first, iv.second);
+  return total;
+}
+
+}  // namespace whyslow

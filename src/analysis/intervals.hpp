@@ -19,4 +19,8 @@ int64_t union_length(std::vector<Interval>& intervals);
 // Length of [start, end) covered by `merged` (disjoint and ascending).
 int64_t covered_length(const std::vector<Interval>& merged, int64_t start, int64_t end);
 
+// Length of the union of `a` not covered by `b`, both merged (disjoint and ascending): communication
+// during which no compute ran.
+int64_t exposed_length(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
 }  // namespace whyslow

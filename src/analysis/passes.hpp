@@ -38,6 +38,8 @@ CopyFacts copies(const Trace& trace);
 ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy);
 CompileFacts compile_regions(const Trace& trace);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
+// NCCL/RCCL kernels with their collectives' parameters and the link's peak (comm.cpp).
+CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps);
 // roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).
 
 }  // namespace whyslow

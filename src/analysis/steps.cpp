@@ -2,6 +2,7 @@
 // synchronizing calls, and the GPU work launched from inside it.
 #include <algorithm>
 
+#include "analysis/comm_names.hpp"
 #include "analysis/event_names.hpp"
 #include "trace/steps.hpp"
 #include "analysis/host_waits.hpp"
@@ -18,7 +19,7 @@ constexpr TrackId kAnyTrack = UINT32_MAX;
 void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
   auto window_of = [&](int64_t ts) { return step_containing(windows, ts); };
-  std::vector<std::vector<Interval>> busy(windows.size());
+  std::vector<std::vector<Interval>> busy(windows.size()), compute(windows.size()), comm(windows.size());
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (is_host_api(k)) {
@@ -39,6 +40,8 @@ void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<
       else if (k == EventKind::Memcpy) ++s.memcpys;
       else ++s.memsets;
       busy[w].emplace_back(t.start_ns[e], t.end_ns(e));
+      const bool is_comm = k == EventKind::Kernel && is_comm_kernel(t.name_of(e));
+      (is_comm ? comm : compute)[w].emplace_back(t.start_ns[e], t.end_ns(e));
       s.gpu_end_ns = std::max(s.gpu_end_ns, t.end_ns(e));
     }
   }
@@ -47,6 +50,9 @@ void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<
     s.duration_ns = s.end_ns - s.start_ns;
     s.cpu_ns = std::max<int64_t>(0, s.duration_ns - s.sync_wait_ns);
     s.gpu_busy_ns = union_length(busy[i]);
+    s.compute_ns = union_length(compute[i]);
+    s.comm_ns = union_length(comm[i]);
+    s.exposed_comm_ns = exposed_length(comm[i], compute[i]);
   }
 }
 

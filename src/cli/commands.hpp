@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace whyslow::cli {
@@ -22,6 +23,11 @@ Command add_info_command(CLI::App& app);      // info_command.cpp
 Command add_diff_command(CLI::App& app);      // diff_command.cpp
 Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
+
+// `explain` of several ranks (ranks_command.cpp); is_one_trace: the arguments name one file.
+bool is_one_trace(const std::vector<std::string>& args);
+struct CommonOptions;
+int explain_ranks(const CommonOptions& o, const std::vector<std::string>& args);
 
 // Writes a whole output file (report) that must not replace any of `inputs`; says so on stderr.
 // Exit code 1 when it cannot be written.

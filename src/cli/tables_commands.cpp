@@ -40,11 +40,27 @@ Command add_kernels_command(CLI::App& app) {
                            [](const Analyzed& x, const TextOptions& t) { return render_kernels_text(x.trace, x.facts, t); });
 }
 
+// One trace, or a job's ranks: several files, a folder or a glob (ranks_command.cpp).
 Command add_explain_command(CLI::App& app) {
-  return add_table_command(app, "explain", "findings and the steps, kernels, ops and annotation tables",
-                           [](const Analyzed& x, const TextOptions& t) {
-                             return render_explain_text(x.trace, x.facts, x.findings, t);
-                           });
+  auto o = std::make_shared<CommonOptions>();
+  auto traces = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand("explain", "findings and the steps, kernels, ops and annotation tables; with "
+                                                "several traces (files, a folder, a glob): a job's ranks together");
+  cmd->add_option("trace", *traces, "trace file(s): Kineto / Chrome-trace JSON, plain or .gz; several, a folder or a "
+                                    "glob: one per rank")
+      ->required();
+  add_allow_truncated(cmd, *o);
+  add_rows(cmd, *o);
+  add_json(cmd, *o);
+  add_peaks(cmd, *o);
+  add_step(cmd, *o);
+  return {cmd, [o, traces] {
+            if (!is_one_trace(*traces)) return explain_ranks(*o, *traces);
+            o->path = traces->front();
+            const Analyzed x = load_and_analyze(*o);
+            print(o->json ? render_json(x.trace, x.facts, x.findings) : render_explain_text(x.trace, x.facts, x.findings, o->text));
+            return 0;
+          }};
 }
 
 }  // namespace whyslow::cli

@@ -45,10 +45,12 @@ struct GraphReplay {
 struct StepProfile {
   std::string path;
   std::string device;              // deviceProperties[0].name, "" when absent
+  int32_t rank = -1, world_size = -1;  // distributedInfo, -1 when absent
   size_t steps = 0;                // steady steps compared
   std::vector<std::string> left_out;  // "ProfilerStep#0 (cold start, 145 ms)"
   bool whole_window = false;       // no ProfilerStep annotations: the trace is one step
   Spread step, cpu, gpu_busy, gpu_idle, sync_wait;
+  Spread compute, comm;            // GPU busy = compute + exposed comm (steps[].compute_us, comm_us)
   Spread kernels, launches, memcpys, memcpy_bytes, memsets, memset_bytes;
   std::map<std::string, Spread> launches_by_api;  // cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch, …
   int64_t step_mad_ns = 0;         // median absolute deviation of the step durations
@@ -133,6 +135,9 @@ struct Verdict {
   std::string bound_a, bound_b;  // "cpu", "gpu" or "both": what bounds each side's steps
   std::string decided_by;       // bound_b (kept for the JSON schema)
   bool syncs_every_step = false;  // each B step waits for the GPU, so CPU cost lands on the step
+  // A and B are two ranks of one job (distributedInfo: same world size, different ranks): one
+  // workload, so no side is advised; the difference is said as compute and communication.
+  bool same_job = false;
   std::vector<Component> largest_changes;  // the blocks and step parts that moved most, largest first
   Advice advice;
   std::string summary;

@@ -94,6 +94,22 @@ void compare_components(const Trace& a, const Facts& fa, const Trace& b, const F
     std::replace(label.begin(), label.end(), '_', ' ');
     d.components.push_back({"cpu_" + name + "_us", label, Quantity::Time, spread_of(va), spread_of(vb)});
   }
+  // GPU busy split into compute and communication (steps[].compute_us …), when either side communicates.
+  const ComponentRow comm_rows[] = {
+      {"compute_us", "  GPU: compute", Quantity::Time, [](const StepFacts& s) { return s.compute_ns; }},
+      {"comm_us", "  GPU: communication", Quantity::Time, [](const StepFacts& s) { return s.comm_ns; }},
+      {"exposed_comm_us", "  GPU: exposed comm", Quantity::Time, [](const StepFacts& s) { return s.exposed_comm_ns; }},
+  };
+  auto communicates = [](const std::vector<StepFacts>& v) {
+    return std::any_of(v.begin(), v.end(), [](const StepFacts& s) { return s.comm_ns > 0; });
+  };
+  if (communicates(sa) || communicates(sb))
+    for (const ComponentRow& row : comm_rows) {
+      std::vector<int64_t> va, vb;
+      for (const StepFacts& s : sa) va.push_back(row.of(s));
+      for (const StepFacts& s : sb) vb.push_back(row.of(s));
+      d.components.push_back({row.key, row.label, row.unit, spread_of(va), spread_of(vb)});
+    }
   const auto ba = block_time(a, fa), bb = block_time(b, fb);
   std::map<std::string, Component> blocks;
   for (const auto& [key, v] : ba) blocks[key] = {key, key, Quantity::Time, spread_of(v), {}};

@@ -57,6 +57,8 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   StepProfile p;
   p.path = t.path;
   p.device = t.devices.empty() ? std::string() : t.devices.front().name;
+  p.rank = t.distributed.rank;
+  p.world_size = t.distributed.world_size;
   const std::vector<const StepFacts*> steps = steady_steps(f);
   p.steps = steps.size();
   p.whole_window = f.steps.empty();
@@ -66,8 +68,10 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   }
   if (steps.empty()) return p;
 
-  std::vector<int64_t> dur, cpu, busy, idle, wait;
+  std::vector<int64_t> dur, cpu, busy, idle, wait, compute, comm;
   for (const StepFacts* s : steps) {
+    compute.push_back(s->compute_ns);
+    comm.push_back(s->comm_ns);
     dur.push_back(s->duration_ns);
     cpu.push_back(s->cpu_ns);
     busy.push_back(s->gpu_busy_ns);
@@ -79,6 +83,8 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   p.gpu_busy = spread_of(busy);
   p.gpu_idle = spread_of(idle);
   p.sync_wait = spread_of(wait);
+  p.compute = spread_of(compute);
+  p.comm = spread_of(comm);
   p.step_mad_ns = mad_of(dur);
 
   // Steady steps in time order, to find the step an event belongs to.

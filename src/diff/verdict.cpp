@@ -159,6 +159,23 @@ std::string verdict_words(const Verdict& v, const StepProfile& a, const StepProf
                      winner, medians, p_text(v.test.p_value), counts, p_text(kSignificance));
 }
 
+// Two ranks of one job: the same workload, so the words say where their steps differ (compute or
+// time inside the collectives, which a rank spends waiting for its peers) and advise no side.
+std::string same_job_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
+  std::string out = fmt::format(
+      "A and B are ranks {} and {} of one {}-rank job (distributedInfo): the same workload ({} of the GPU time runs "
+      "kernels both run). B's median step is {} against A's {} ({}).",
+      a.rank, b.rank, a.world_size, human_percent(v.overlap.kernel_share), human_duration(b.step.median),
+      human_duration(a.step.median), signed_duration(v.delta_step_ns));
+  if (a.comm.median > 0 || b.comm.median > 0)
+    out += fmt::format(
+        " Their GPU time differs by {} in compute and {} in communication kernels: a rank's time inside a collective "
+        "is mostly waiting for the last rank to join, so the rank that arrives later spends less time there.",
+        signed_duration(b.compute.median - a.compute.median), signed_duration(b.comm.median - a.comm.median));
+  out += fmt::format(" B spends {} per step.", more_or_less(v.delta_cpu_ns, "CPU time"));
+  return out;
+}
+
 std::string bound_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
   auto one = [](const char* side, const std::string& bound, double share) {
     if (bound == "cpu") return fmt::format("{}'s steps are overhead-bound (the GPU is busy {} of the step): the CPU sets their pace", side, human_percent(share));
@@ -221,12 +238,19 @@ void judge(Diff& d) {
     return;
   }
   decide_faster(v, a, b);
-  v.advice = decide_advice(v, a, b);
+  v.same_job = a.world_size > 0 && a.world_size == b.world_size && a.rank >= 0 && b.rank >= 0 && a.rank != b.rank;
+  v.advice = v.same_job ? Advice{} : decide_advice(v, a, b);
   const int64_t min_change = static_cast<int64_t>(kMinChangeShare * static_cast<double>(a.step.median));
   for (const Component& c : d.blocks)
     if (v.largest_changes.size() < kLargestChanges && c.delta() != 0 && std::llabs(c.delta()) >= min_change)
       v.largest_changes.push_back(c);
 
+  if (v.same_job) {
+    v.summary = same_job_words(v, a, b) + change_words(v);
+    v.try_next = {"Ranks of one job are not alternatives to choose between: load every rank together (whyslow explain "
+                  "rank0.json rank1.json … or their folder) to see which rank arrives late at the collectives and why."};
+    return;
+  }
   v.summary = fmt::format("{} B runs {} per step and spends {}.{}{}", verdict_words(v, a, b),
                           more_or_less(v.delta_gpu_busy_ns, "GPU work"), more_or_less(v.delta_cpu_ns, "CPU time"),
                           bound_words(v, a, b), change_words(v));

@@ -227,6 +227,9 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
     const std::string_view key = key_of(f, scratch);
     od::value v = f.value();
     switch (key.size()) {
+      case 3:
+        if (key == "Seq") e.comm.seq = int_arg(v, key, -1);
+        break;
       case 4:
         if (key == "grid") { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
         else if (key == "name") e.meta_value = string_or_raw(v, key, names, scratch);
@@ -234,6 +237,7 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
       case 5:
         if (key == "block") { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
         else if (key == "bytes") e.gpu.bytes = int_arg(v, key, -1);
+        else if (key == "dtype") e.comm.dtype = string_or_raw(v, key, names, scratch);
         break;
       case 6:
         if (key == "labels") e.meta_value = string_or_raw(v, key, names, scratch);
@@ -241,6 +245,7 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
       case 10:
         if (key == "Input type") e.shapes.input_type = string_or_raw(v, key, names, scratch);
         else if (key == "Input Dims") e.shapes.input_dims = string_or_raw(v, key, names, scratch);
+        else if (key == "Group size") e.comm.group_size = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 11:
         if (key == "correlation") e.correlation = int_arg(v, key);
@@ -249,12 +254,21 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
       case 13:
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
         else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, key, names, scratch);
+        else if (key == "In msg nelems") e.comm.in_nelems = int_arg(v, key, -1);
         break;
       case 14:
         if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, key, names, scratch);
+        else if (key == "Out msg nelems") e.comm.out_nelems = int_arg(v, key, -1);
         break;
       case 15:
         if (key == "Concrete Inputs") e.shapes.concrete_inputs = string_or_raw(v, key, names, scratch);
+        else if (key == "Collective name") e.comm.collective = string_or_raw(v, key, names, scratch);
+        break;
+      case 16:  // older torch names the group by number only
+        if (key == "Process Group ID" && e.comm.group == kNoName) e.comm.group = string_or_raw(v, key, names, scratch);
+        break;
+      case 18:
+        if (key == "Process Group Name") e.comm.group = string_or_raw(v, key, names, scratch);
         break;
       case 20:
         if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -359,6 +360,35 @@ class Reader {
       t.schema_version = static_cast<int>(integer_text_to_i64(text).value_or(0));
     } else if (key == "deviceProperties" || key == "computeProperties") {  // 2021: computeProperties
       read_devices(begin, end);
+    } else if (key == "distributedInfo") {
+      read_distributed(begin, end);
+    }
+  }
+
+  // rank / world_size / backend; anything else in it (process groups) is left unread. A value of
+  // the wrong type reads as absent: the rank then comes from the file name.
+  void read_distributed(size_t begin, size_t end) {
+    namespace od = simdjson::ondemand;
+    od::parser parser;
+    od::document doc;
+    od::object obj;
+    if (parser.iterate(data_ + begin, end - begin, cap_ + kPadding - begin).get(doc) || doc.get_object().get(obj))
+      return;
+    DistributedInfo& info = builder_.trace().distributed;
+    for (auto fr : obj) {
+      od::field f;
+      if (std::move(fr).get(f)) break;
+      std::string_view k;
+      if (f.unescaped_key().get(k)) break;
+      od::value v = f.value();
+      int64_t n = 0;
+      std::string_view s;
+      if (k == "backend") {
+        if (!v.get_string().get(s)) info.backend = std::string(s);
+      } else if (!v.get_int64().get(n) && n >= 0 && n <= INT32_MAX) {
+        if (k == "rank") info.rank = static_cast<int32_t>(n);
+        else if (k == "world_size") info.world_size = static_cast<int32_t>(n);
+      }
     }
   }
 

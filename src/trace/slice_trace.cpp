@@ -10,7 +10,9 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
   auto copy_name = [&](NameId id) { return id == kNoName ? kNoName : names.intern(t.names.view(id)); };
   auto in_window = [&](int64_t ts) { return ts >= start && ts <= end; };
 
+  size_t next_comm = 0;  // t.comm_args is ascending by event
   for (EventId e = 0; e < t.size(); ++e) {
+    while (next_comm < t.comm_args.size() && t.comm_args[next_comm].event < e) ++next_comm;
     const EventKind k = t.kind[e];
     const bool gpu_side = is_gpu_activity(k) || k == EventKind::Sync || k == EventKind::GpuUserAnnotation;
     bool keep;
@@ -43,6 +45,12 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
         p.shapes.concrete_inputs = copy_name(t.op_shapes[t.detail[e]].concrete_inputs);
       }
     }
+    if (next_comm < t.comm_args.size() && t.comm_args[next_comm].event == e) {
+      p.comm = t.comm_args[next_comm];
+      p.comm.collective = copy_name(p.comm.collective);
+      p.comm.dtype = copy_name(p.comm.dtype);
+      p.comm.group = copy_name(p.comm.group);
+    }
     b.add_event(p);
   }
   for (const Track& track : t.tracks) {
@@ -57,6 +65,7 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
   Trace& out = b.trace();
   out.devices = t.devices;
   out.base_time_ns = t.base_time_ns;
+  out.distributed = t.distributed;
   out.schema_version = t.schema_version;
   out.input_bytes = t.input_bytes;
   return std::move(b).finish();

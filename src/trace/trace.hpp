@@ -61,6 +61,25 @@ struct OpShapes {
   NameId concrete_inputs = kNoName;
 };
 
+// A collective's parameters, from the args torch writes on its `record_param_comms` op (absent
+// fields: kNoName / -1). Older traces (2023) write the op with none of them.
+struct CommArgs {
+  EventId event = kNoEvent;       // the record_param_comms op
+  NameId collective = kNoName;    // "Collective name": allreduce, _allgather_base, …
+  NameId dtype = kNoName;         // "dtype": Float, BFloat16, …
+  NameId group = kNoName;         // "Process Group Name" (else "Process Group ID"), as text
+  int64_t in_nelems = -1, out_nelems = -1;  // "In msg nelems" / "Out msg nelems"
+  int32_t group_size = -1;        // "Group size"
+  int64_t seq = -1;               // "Seq": the collective's sequence number in its group
+  bool any() const { return collective != kNoName || in_nelems >= 0 || out_nelems >= 0 || seq >= 0; }
+};
+
+// The top-level `distributedInfo` (torch.distributed): which rank wrote the trace.
+struct DistributedInfo {
+  int32_t rank = -1, world_size = -1;  // -1: not in the trace
+  std::string backend;
+};
+
 enum class TrackKind : uint8_t { Cpu, Gpu, Other };
 std::string_view to_string(TrackKind kind);  // "cpu", "gpu", "other"
 
@@ -114,12 +133,14 @@ struct Trace {
   std::vector<GpuDetail> gpu_detail;
   std::vector<OpShapes> op_shapes;
   std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
+  std::vector<CommArgs> comm_args;   // record_param_comms ops with parameters, ascending by event
 
   std::vector<Track> tracks;
   std::vector<DeviceInfo> devices;
   FlowStats flows;
 
   int64_t base_time_ns = 0;          // baseTimeNanoseconds (0 when absent)
+  DistributedInfo distributed;
   int schema_version = 0;
   bool truncated = false;            // the file ended mid-event and --allow-truncated was given
   uint64_t truncated_at_byte = 0;

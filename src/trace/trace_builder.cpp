@@ -167,6 +167,10 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
     t.sync_kind.push_back(e.sync_kind);
   }
   t.detail.push_back(detail);
+  if (e.comm.any() && (kind == EventKind::CpuOp || kind == EventKind::UserAnnotation)) {
+    t.comm_args.push_back(e.comm);
+    t.comm_args.back().event = static_cast<EventId>(t.size() - 1);
+  }
 }
 
 void TraceBuilder::add_metadata(const ParsedEvent& e) {

@@ -28,6 +28,7 @@ struct ParsedEvent {
   GpuDetail gpu;
   OpShapes shapes;
   NameId sync_kind = kNoName;
+  CommArgs comm;  // record_param_comms parameters (event unset: the builder fills it)
   NameId meta_value = kNoName;  // ph "M": args.name / args.labels
   void reset() { *this = ParsedEvent{}; }
 };

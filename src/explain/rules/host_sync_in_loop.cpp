@@ -59,10 +59,12 @@ class CallSites {
 
 // The host waits that read a result back: synchronize calls and blocking device-to-host copies.
 // A blocking host-to-device copy (a batch moved from pageable memory) waits too, but it is the
-// input pipeline's, with its own finding and its own fix (pageable_memcpy: pin the memory).
+// input pipeline's, with its own finding and its own fix (pageable_memcpy: pin the memory). Syncs
+// made inside DDP, FSDP or c10d are the library's: no .item() of the user's to remove.
 SyncFacts read_backs(const Trace& t, const SyncFacts& all) {
   SyncFacts out;
   for (const SyncCall& c : all.calls) {
+    if (c.distributed_library) continue;
     const EventId copy = t.launch_link[c.event];
     const bool host_to_device = c.blocking_copy && copy != kNoEvent && t.kind[copy] == EventKind::Memcpy &&
                                 t.name_of(copy).find("HtoD") != std::string_view::npos;

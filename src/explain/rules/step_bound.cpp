@@ -1,6 +1,8 @@
 // overhead_bound / gpu_bound: what limits a steady-state step, from how much of it the GPU was
 // busy. A GPU that is busy most of the step is the bottleneck; one that is idle most of it is
-// waiting for the CPU to launch work (framework overhead, Python, launch latency, syncs).
+// waiting for the CPU to launch work (framework overhead, Python, launch latency, syncs). Busy
+// with communication is neither: a rank inside a collective may be waiting for a peer, so only
+// compute counts towards gpu_bound (exposed_comm and comm_wait speak for the rest).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -89,10 +91,14 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const int64_t busy = median_of(steps, &StepFacts::gpu_busy_ns);
   const int64_t cpu = median_of(steps, &StepFacts::cpu_ns);
   const int64_t wait = median_of(steps, &StepFacts::sync_wait_ns);
+  const int64_t compute = median_of(steps, &StepFacts::compute_ns);
+  const int64_t comm = median_of(steps, &StepFacts::comm_ns);
+  const int64_t exposed_comm = median_of(steps, &StepFacts::exposed_comm_ns);
   if (step <= 0) return;
   // GPU work launched in a step can run past its end when the CPU runs ahead (work queued for
   // the next step); more than 100 % busy means the GPU cannot keep up: it is saturated.
   const double share = std::min(1.0, static_cast<double>(busy) / static_cast<double>(step));
+  const double compute_share = std::min(1.0, static_cast<double>(compute) / static_cast<double>(step));
   const bool per_step = !f.steps.empty();
   const std::string unit = per_step                          ? fmt::format("the median of {} steady-state steps", steps.size())
                            : f.steady_window.duration_ns > 0 ? std::string("the trace after its start-up")
@@ -104,21 +110,23 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const auto categories = ranked_categories(steps);
   for (const auto& [ns, c] : categories)
     if (c != CpuCategory::SyncWait) x.evidence.push_back(us(std::string(to_string(c)) + "_us", ns));
+  if (comm > 0) x.evidence.insert(x.evidence.end(), {us("compute_us", compute), us("exposed_comm_us", exposed_comm)});
   if (per_step) {
     const StepFacts* example = steps.front();
     for (const StepFacts* s : steps)
       if (s->duration_ns == step) example = s;
     x.events.push_back({example->event, "typical step"});
   }
-  if (share >= kGpuBoundShare) {
+  if (compute_share >= kGpuBoundShare) {
     x.id = FindingId::gpu_bound;
     x.severity = Severity::Info;
     x.title = fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(share), span);
     x.detail = fmt::format(
         "In {}, GPU work (kernels, copies, memsets, all streams merged) covers {} of {}; the CPU's own "
         "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
-        "kernels that take the most time.",
-        unit, human_duration(busy), human_duration(step), human_duration(cpu));
+        "kernels that take the most time.{}",
+        unit, human_duration(busy), human_duration(step), human_duration(cpu),
+        comm > 0 ? fmt::format(" Of it, compute (all but the NCCL/RCCL kernels) covers {}.", human_duration(compute)) : "");
     x.try_next = {"Start from the top of the kernel table: the largest kernels decide the step.",
                   "Use lower precision where accuracy allows (bf16/TF32 for matmuls), larger fused kernels "
                   "(torch.compile), or better kernels for the top shapes."};

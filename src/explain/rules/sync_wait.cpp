@@ -18,6 +18,8 @@ constexpr double kMinWaitShare = 0.10;
 constexpr int64_t kMinWaitNs = 50'000;
 // The GPU counts as idle during the waits when it ran under half of them.
 constexpr double kIdleGpuShare = 0.50;
+// The waits are on communication when NCCL/RCCL kernels make up at least half the GPU work during them.
+constexpr double kCommShareOfWaits = 0.50;
 
 }  // namespace
 
@@ -33,6 +35,9 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                                          [](const SyncCall& a, const SyncCall& b) { return a.wait_ns < b.wait_ns; });
   Finding x = make_finding(FindingId::sync_wait);
   const bool idle = busy < kIdleGpuShare;
+  // The GPU work during the waits is mostly communication: the wait is on the collectives.
+  const bool on_comm = s.total_comm_busy_ns > 0 && static_cast<double>(s.total_comm_busy_ns) >=
+                                                     kCommShareOfWaits * static_cast<double>(s.total_gpu_busy_ns);
   x.severity = idle ? Severity::Warning : Severity::Info;
   x.title = fmt::format("The CPU waits {} of {} blocked on the GPU; the GPU was {} during the waits",
                         human_duration(wait), describe_span(f, step), idle ? fmt::format("{} idle", human_percent(1 - busy))
@@ -44,12 +49,20 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       human_duration(s.total_wait_ns), s.calls.size(), human_duration(s.total_gpu_busy_ns),
       idle ? "So the GPU mostly had nothing to do while the CPU waited: the waits cover launches still in the "
              "queue or one-off start-up work, not long kernels."
-           : "So the CPU is waiting for real GPU work; that is fine when the result is needed now, and a waste "
-             "when the CPU could be preparing the next step instead.",
+      : on_comm
+          ? fmt::format("Of that, {} was communication (NCCL/RCCL kernels): the CPU waited for collectives, which "
+                        "may themselves be waiting for a late peer rank (see exposed_comm / comm_wait).",
+                        human_duration(s.total_comm_busy_ns))
+          : "So the CPU is waiting for real GPU work; that is fine when the result is needed now, and a waste "
+            "when the CPU could be preparing the next step instead.",
       human_duration(longest.wait_ns), t.name_of(longest.event), human_duration(longest.gpu_busy_ns));
   x.evidence = {us("wait_per_step_us", wait), us("step_us", step), us("total_wait_us", s.total_wait_ns),
                 us("gpu_busy_during_waits_us", s.total_gpu_busy_ns), percent("gpu_busy_during_waits_pct", busy),
                 count("calls", s.calls.size())};
+  if (s.library_calls > 0)
+    x.detail += fmt::format(" {} of the calls ({}) were made inside DDP, FSDP or c10d: the distributed library's "
+                            "own synchronization, not the training loop's.",
+                            s.library_calls, human_duration(s.library_wait_ns));
   x.events.push_back({longest.event, "longest wait"});
   highlight_waits(t, s, x.highlights);
   x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "

@@ -194,6 +194,7 @@ std::string render_diff_json(const Diff& d) {
   if (v.advice.because.empty()) w.null();
   else w.string(v.advice.because);
   w.end_object();
+  w.key("same_job").boolean(v.same_job);
   w.key("summary").string(v.summary);
   strings(w, "try", v.try_next);
   w.end_object();

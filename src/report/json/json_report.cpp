@@ -1,5 +1,6 @@
 // `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
+#include "report/json/comm_json.hpp"
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
@@ -45,6 +46,7 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("cpu_breakdown_thread");
   if (facts.steps.empty() && facts.window_thread < trace.tracks.size()) w.string(trace.tracks[facts.window_thread].name);
   else w.null();
+  report::write_trace_comm(w, trace, facts);
   w.end_object();
 }
 
@@ -65,6 +67,7 @@ void write_steps(JsonWriter& w, const Facts& facts) {
     write_cpu_breakdown(w, s.cpu_breakdown);
     w.key("data_loading_gpu_idle_us").microseconds(s.data_loading_gpu_idle_ns);
     w.key("allocator_calls").unsigned_integer(s.allocator_calls);
+    report::write_step_comm(w, s);
     w.end_object();
   }
   w.end_array();
@@ -195,6 +198,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_annotations(w, facts);
   write_findings(w, trace, facts, findings);
   report::write_ceilings(w, facts);
+  report::write_collectives(w, trace, facts);
   w.end_object();
   return w.take();
 }

@@ -129,7 +129,9 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
   }
   const Verdict& v = d.verdict;
   out += "\nVerdict";
-  if (v.comparable && v.faster == "same")
+  if (v.comparable && v.same_job)
+    out += fmt::format(": two ranks of one job{}\n", v.faster == "same" ? "" : v.faster == "b" ? " (B's step is shorter)" : " (A's step is shorter)");
+  else if (v.comparable && v.faster == "same")
     out += v.basis == "rank_test" ? fmt::format(": not shown to differ (p = {:.3f})\n", v.test.p_value) : ": no measurable difference\n";
   else if (v.comparable)
     out += fmt::format(": {} is faster\n", v.faster == "b" ? "B" : "A");

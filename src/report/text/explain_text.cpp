@@ -57,6 +57,10 @@ std::string header(const Trace& trace, const Facts& facts) {
                      step_count(facts.steps.size()),
                      human_duration(facts.window.duration_ns), human_duration(facts.gpu_busy_ns),
                      format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
+  if (facts.window.comm_ns > 0)
+    out += fmt::format("  communication: {} NCCL/RCCL kernels · comm {} · exposed (no compute running) {} · compute {}\n",
+                       format_count(facts.comm.calls.size()), human_duration(facts.window.comm_ns),
+                       human_duration(facts.window.exposed_comm_ns), human_duration(facts.window.compute_ns));
   if (trace.truncated)
     out += fmt::format("  truncated at byte {}: only the complete events before the cut are analyzed\n",
                        format_count(trace.truncated_at_byte));

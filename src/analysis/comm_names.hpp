@@ -1,0 +1,37 @@
+// Names of communication: NCCL/RCCL kernels, the collectives torch records, and the calls the
+// distributed libraries (DDP, FSDP, c10d) make. Matching rules are documented next to each.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace whyslow {
+
+// A collective or point-to-point kernel: NCCL's `ncclKernel_*` (≤ 2.18) and `ncclDevKernel_*`
+// (2.19+), which RCCL keeps (`ncclDevKernel_Generic`), and RCCL's own `rccl*` kernels.
+bool is_comm_kernel(std::string_view kernel_name);
+
+enum class CollectiveKind : uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv, Other };
+std::string_view to_string(CollectiveKind kind);  // "all_reduce", "all_gather", …
+
+// From c10d's "Collective name" (allreduce, _allgather_base, reduce_scatter_tensor_coalesced,
+// alltoall_base, send, …) or, without it, from the kernel name (ncclKernel_AllReduce_RING_LL_…,
+// ncclDevKernel_SendRecv, …). Other when neither says.
+CollectiveKind collective_kind(std::string_view collective_name, std::string_view kernel_name);
+
+// NCCL's bus-bandwidth factor (nccl-tests, doc/PERFORMANCE.md, "Bus bandwidth"): busBw = algBw ×
+// factor, with algBw = S / t and S the message size nccl-tests reports. all_reduce 2(n−1)/n;
+// all_gather, reduce_scatter, all_to_all (n−1)/n; broadcast, reduce, send/recv 1. 0 when unknown
+// (Other, or n < 1).
+double bus_bandwidth_factor(CollectiveKind kind, int32_t ranks);
+
+// Bytes of one element of a c10d dtype name ("Float" 4, "BFloat16" 2, …); 0 when unknown.
+int64_t dtype_bytes(std::string_view dtype);
+
+// A frame of the distributed libraries, by the name of an op, annotation or Python frame:
+// DistributedDataParallel.* / FullyShardedDataParallel.* / FSDP* module calls, c10d:: ops,
+// nccl:* annotations, record_param_comms, and Python frames in torch/distributed/ or
+// torch/nn/parallel/distributed.py.
+bool is_distributed_library_frame(std::string_view name);
+
+}  // namespace whyslow

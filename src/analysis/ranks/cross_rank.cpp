@@ -1,0 +1,131 @@
+#include "analysis/ranks/cross_rank.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace whyslow {
+namespace {
+
+// The block named as the straggler's cause must exceed the others' by at least half its lateness:
+// a smaller difference cannot account for it.
+constexpr double kMinCauseShare = 0.5;
+
+int64_t median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+using Key = std::tuple<std::string, int64_t>;
+
+// (group, seq) when every collective of the rank carries a seq; else (group, n-th in the group).
+std::map<Key, size_t> keys_of(const RankDigest& d, bool by_seq) {
+  std::map<Key, size_t> out;
+  std::map<std::string, int64_t> order;
+  for (size_t i = 0; i < d.collectives.size(); ++i) {
+    const RankCollective& c = d.collectives[i];
+    out.emplace(Key{c.group, by_seq ? c.seq : order[c.group]++}, i);
+  }
+  return out;
+}
+
+// The block on `s` whose time per step exceeds the other ranks' median by the most.
+bool find_cause(const std::vector<RankDigest>& ranks, size_t s, StragglerCause& out) {
+  int64_t best = 0;
+  for (const RankBlock& b : ranks[s].blocks) {
+    std::vector<int64_t> others;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (r == s) continue;
+      const auto& bl = ranks[r].blocks;
+      auto it = std::lower_bound(bl.begin(), bl.end(), b.name, [](const RankBlock& x, const std::string& n) { return x.name < n; });
+      others.push_back(it != bl.end() && it->name == b.name ? it->per_step_ns : 0);
+    }
+    const int64_t m = median(others);
+    if (b.per_step_ns - m > best) {
+      best = b.per_step_ns - m;
+      out = {b.name, b.per_step_ns, m};
+    }
+  }
+  return best > 0;
+}
+
+}  // namespace
+
+CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
+  CrossRankFacts f;
+  std::sort(ranks.begin(), ranks.end(), [](const RankDigest& a, const RankDigest& b) { return a.rank < b.rank; });
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i].rank == ranks[i - 1].rank)
+      throw std::invalid_argument(ranks[i - 1].path + " and " + ranks[i].path + " are both rank " +
+                                  std::to_string(ranks[i].rank) + " (from distributedInfo or the file name)");
+  f.ranks = std::move(ranks);
+  const size_t n = f.ranks.size();
+  f.clock_offset_ns.assign(n, 0);
+  f.late_per_step_ns.assign(n, 0);
+  f.times_last.assign(n, 0);
+  if (n < 2) return f;
+
+  f.matched_by_seq = true;
+  for (const RankDigest& d : f.ranks)
+    for (const RankCollective& c : d.collectives) f.matched_by_seq &= c.seq >= 0;
+  std::vector<std::map<Key, size_t>> keys;
+  for (const RankDigest& d : f.ranks) keys.push_back(keys_of(d, f.matched_by_seq));
+
+  // Collectives every rank has, in rank 0's order; the ranks' indices into their own lists.
+  std::vector<std::pair<Key, std::vector<size_t>>> common;
+  std::vector<std::pair<size_t, Key>> rank0_order;
+  for (const auto& [key, i] : keys[0]) rank0_order.emplace_back(i, key);
+  std::sort(rank0_order.begin(), rank0_order.end());
+  for (const auto& [i0, key] : rank0_order) {
+    std::vector<size_t> at(n);
+    bool everywhere = true;
+    for (size_t r = 0; r < n && everywhere; ++r) {
+      auto it = keys[r].find(key);
+      everywhere = it != keys[r].end();
+      if (everywhere) at[r] = it->second;
+    }
+    if (everywhere) common.emplace_back(key, std::move(at));
+  }
+  if (common.empty()) return f;
+
+  // A collective ends on all ranks together (none can leave before the last joins), so the median
+  // difference of the ends is the difference of the clocks.
+  for (size_t r = 1; r < n; ++r) {
+    std::vector<int64_t> diffs;
+    for (const auto& [key, at] : common)
+      diffs.push_back(f.ranks[r].collectives[at[r]].end_ns - f.ranks[0].collectives[at[0]].end_ns);
+    f.clock_offset_ns[r] = median(diffs);
+  }
+  for (const auto& [key, at] : common) {
+    MatchedCollective m;
+    m.group = std::get<0>(key);
+    m.seq = std::get<1>(key);
+    m.kind = f.ranks[0].collectives[at[0]].kind;
+    for (size_t r = 0; r < n; ++r) m.start_ns.push_back(f.ranks[r].collectives[at[r]].start_ns - f.clock_offset_ns[r]);
+    const auto lo = std::min_element(m.start_ns.begin(), m.start_ns.end());
+    const auto hi = std::max_element(m.start_ns.begin(), m.start_ns.end());  // the first of equal starts
+    m.skew_ns = *hi - *lo;
+    m.last = static_cast<size_t>(hi - m.start_ns.begin());
+    if (m.skew_ns > 0) {  // all arriving together: nobody is last
+      f.late_per_step_ns[m.last] += m.skew_ns;
+      ++f.times_last[m.last];
+    }
+    f.collectives.push_back(std::move(m));
+  }
+  for (size_t r = 0; r < n; ++r) f.late_per_step_ns[r] /= f.ranks[r].trace_steps;
+  f.straggler = static_cast<size_t>(std::max_element(f.late_per_step_ns.begin(), f.late_per_step_ns.end()) -
+                                    f.late_per_step_ns.begin());
+  // Against the earliest other rank, as the lateness is against the first arrival.
+  int64_t earliest = INT64_MAX;
+  for (size_t r = 0; r < n; ++r)
+    if (r != f.straggler) earliest = std::min(earliest, f.ranks[r].first_step_start_ns - f.clock_offset_ns[r]);
+  f.step_start_late_ns = f.ranks[f.straggler].first_step_start_ns - f.clock_offset_ns[f.straggler] - earliest;
+  f.has_cause = find_cause(f.ranks, f.straggler, f.cause) &&
+                static_cast<double>(f.cause.block_ns - f.cause.others_ns) >=
+                    kMinCauseShare * static_cast<double>(f.late_per_step_ns[f.straggler]);
+  return f;
+}
+
+}  // namespace whyslow

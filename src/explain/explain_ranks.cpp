@@ -1,0 +1,23 @@
+#include "explain/explain_ranks.hpp"
+
+#include <algorithm>
+
+namespace whyslow {
+namespace {
+
+// As explain(): a finding that costs under 1 % of its step stays at info.
+constexpr double kMinWarningCostShare = 0.01;
+
+}  // namespace
+
+std::vector<Finding> explain_ranks(const CrossRankFacts& facts) {
+  std::vector<Finding> out;
+  rule_straggler(facts, out);
+  for (Finding& x : out)
+    if (x.impact_basis_ns > 0 && static_cast<double>(x.impact_ns) < kMinWarningCostShare * static_cast<double>(x.impact_basis_ns))
+      x.severity = Severity::Info;
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,83 @@
+// exposed_comm: communication that compute does not hide. While an NCCL/RCCL kernel runs with no
+// compute beside it, the step waits for the network (or for a peer): that time is the step's to
+// win back by overlapping, or by fewer, larger collectives.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+#include "explain/rules/comm_steps.hpp"
+
+namespace whyslow {
+namespace {
+
+// Exposed communication under 2 % of a step is within the launch gaps every step has.
+constexpr double kMinExposedShare = 0.02;
+// Below 20 µs per step even a perfectly overlapped collective would save nothing measurable.
+constexpr int64_t kMinExposedNs = 20'000;
+// A warning from 10 % of the step (a tenth of the step spent waiting on the network), critical
+// from 40 % (communication, not compute, then sets the step time).
+constexpr double kWarningShare = 0.10;
+constexpr double kCriticalShare = 0.40;
+// The collective kinds named in the text, largest exposed time first.
+constexpr size_t kKindsNamed = 3;
+constexpr size_t kEventsShown = 3;
+
+}  // namespace
+
+void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) {
+  if (f.comm.calls.empty()) return;
+  const auto steps = steady_steps(f);
+  const StepBasis basis = comm_basis(f, steps);
+  const int64_t step = basis.ns;
+  const int64_t exposed = median_of(steps, &StepFacts::exposed_comm_ns);
+  const int64_t comm = median_of(steps, &StepFacts::comm_ns);
+  if (step <= 0 || exposed < kMinExposedNs || static_cast<double>(exposed) < kMinExposedShare * static_cast<double>(step))
+    return;
+  const double share = static_cast<double>(exposed) / static_cast<double>(step);
+  const SteadyCalls calls = steady_calls(f, steps);
+  std::map<CollectiveKind, std::pair<int64_t, uint64_t>> by_kind;  // exposed ns, calls
+  for (const CollectiveCall* c : calls.calls) {
+    by_kind[c->kind].first += c->exposed_ns;
+    ++by_kind[c->kind].second;
+  }
+  std::vector<std::pair<int64_t, CollectiveKind>> ranked;
+  for (const auto& [kind, v] : by_kind) ranked.emplace_back(v.first, kind);
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::string which;
+  for (size_t i = 0; i < std::min(kKindsNamed, ranked.size()); ++i)
+    which += fmt::format("{}{} ×{} ({} exposed)", i ? ", " : "", to_string(ranked[i].second),
+                         by_kind[ranked[i].second].second, human_duration(ranked[i].first));
+  Finding x = make_finding(FindingId::exposed_comm);
+  x.severity = share >= kCriticalShare ? Severity::Critical : share >= kWarningShare ? Severity::Warning : Severity::Info;
+  x.title = fmt::format("Communication not hidden by compute: {} of {}", human_duration(exposed), basis.words);
+  x.detail = fmt::format(
+      "NCCL/RCCL kernels take {} per step; during {} of it no other kernel, copy or memset ran, so the step "
+      "waited for communication ({} of the step). Collectives over the steady steps, by exposed time: {}.",
+      human_duration(comm), human_duration(exposed), human_percent(share), which.empty() ? "none" : which);
+  x.evidence = {us("exposed_comm_us", exposed), us("comm_us", comm), us("step_us", median_of(steps, &StepFacts::duration_ns)), percent("exposed_comm_pct", share),
+                count("calls_per_step", calls.calls.size() / calls.steps)};
+  std::vector<const CollectiveCall*> top = calls.calls;
+  std::sort(top.begin(), top.end(), [](const CollectiveCall* a, const CollectiveCall* b) { return a->exposed_ns > b->exposed_ns; });
+  for (size_t i = 0; i < std::min(kEventsShown, top.size()); ++i) {
+    x.events.push_back({top[i]->kernel, "exposed collective"});
+    x.highlights.mark.push_back(top[i]->kernel);
+  }
+  x.try_next = {
+      "DDP: let gradient all-reduces overlap the backward pass (gradient_as_bucket_view=True; tune bucket_cap_mb "
+      "so the first bucket is ready early and buckets are large enough to reach the link's bandwidth).",
+      "FSDP: prefetch the next all-gather (forward_prefetch / backward_prefetch=BACKWARD_PRE; FSDP2: "
+      "set_modules_to_forward_prefetch), and keep parameters gathered where memory allows (reshard_after_forward=False).",
+      "Fewer, larger collectives: coalesce small ones, accumulate gradients over micro-batches (no_sync) and "
+      "all-reduce once.",
+      "If the collectives are long because a peer arrives late, faster links will not help: load every rank's "
+      "trace (whyslow explain rank*.json) to find the straggler."};
+  x.impact_ns = exposed;
+  x.impact_basis_ns = step;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow

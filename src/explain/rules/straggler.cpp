@@ -1,0 +1,77 @@
+// straggler: the rank that arrives last at the collectives. Every other rank waits inside the
+// collective for it, so its lateness is lost on all of them; the block on it that takes longer
+// than on the others is where to look.
+#include <fmt/core.h>
+
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/explain_ranks.hpp"
+
+namespace whyslow {
+namespace {
+
+// Lateness under 5 % of a step or 100 µs per step is the jitter of a healthy job (launch
+// timing, OS noise).
+constexpr double kMinLateShare = 0.05;
+constexpr int64_t kMinLateNs = 100'000;
+// A rank last at under a quarter of the collectives is not the one holding the job back; with 8
+// ranks chance alone makes each last at about an eighth.
+constexpr double kMinLastShare = 0.25;
+// Without a block to blame, a step that itself starts late by at least half the lateness says the
+// delay comes from before the profiled steps.
+constexpr double kStartExplainsShare = 0.5;
+// Critical from 25 % of the step: a quarter of every rank's step lost to one rank.
+constexpr double kCriticalShare = 0.25;
+
+}  // namespace
+
+void rule_straggler(const CrossRankFacts& f, std::vector<Finding>& out) {
+  if (f.straggler >= f.ranks.size() || f.collectives.empty()) return;
+  const size_t s = f.straggler;
+  const RankDigest& r = f.ranks[s];
+  const int64_t late = f.late_per_step_ns[s];
+  const int64_t step = r.step_ns;
+  const double last_share = static_cast<double>(f.times_last[s]) / static_cast<double>(f.collectives.size());
+  if (step <= 0 || late < kMinLateNs || static_cast<double>(late) < kMinLateShare * static_cast<double>(step) ||
+      last_share < kMinLastShare)
+    return;
+  const bool caused = f.has_cause;
+  const bool before_window = !caused && static_cast<double>(f.step_start_late_ns) >= kStartExplainsShare * static_cast<double>(late);
+  Finding x = make_finding(FindingId::straggler);
+  const double share = static_cast<double>(late) / static_cast<double>(step);
+  if (share >= kCriticalShare) x.severity = Severity::Critical;
+  x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks wait {} per step for it", r.rank,
+                        f.ranks.size() - 1, human_duration(late));
+  x.detail = fmt::format(
+      "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; summed over them, "
+      "the first rank waited {} per step ({} of rank {}'s {} step) before rank {} joined. {}",
+      f.collectives.size(), f.ranks.size(), f.matched_by_seq ? "process group and sequence number" : "order within the process group",
+      r.rank, f.times_last[s], human_duration(late), human_percent(share), r.rank, human_duration(step), r.rank,
+      caused ? fmt::format("On rank {}, `{}` takes {} per step against a median of {} on the others: {} more, about "
+                           "the lateness.",
+                           r.rank, f.cause.block, human_duration(f.cause.block_ns), human_duration(f.cause.others_ns),
+                           human_duration(f.cause.block_ns - f.cause.others_ns))
+      : before_window
+          ? fmt::format("No block inside the profiled steps explains it, but rank {}'s first profiled step itself starts {} "
+                        "after the earliest other rank's (clocks aligned on the collectives' ends): the delay comes from "
+                        "before the profiled window (the previous step, or the profiler starting later on this rank).",
+                        r.rank, human_duration(f.step_start_late_ns))
+          : std::string("No block, CPU-time category or GPU compute on it exceeds the other ranks' by as much: the "
+                        "lateness may come from outside the profiled process (another job on the host, a slower "
+                        "GPU, the network)."));
+  x.evidence = {count("rank", static_cast<uint64_t>(r.rank)), us("late_us", late), us("step_us", step),
+                percent("late_pct", share), count("times_last", f.times_last[s]), count("collectives", f.collectives.size()),
+                us("step_start_late_us", f.step_start_late_ns)};
+  x.try_next = {caused ? fmt::format("Make `{}` on rank {} as fast as on the others (uneven data, extra work on this rank).",
+                                     f.cause.block, r.rank)
+                : before_window ? std::string("Profile more steps (torch.profiler.schedule(active=3 or more)) so that the "
+                                              "step where this rank falls behind is inside the window.")
+                                : std::string("Look for what differs on this rank outside the trace: host load, GPU clocks, its network link."),
+                "Balance the work across ranks: equal batch sizes and sequence lengths, no rank-0-only logging or "
+                "checkpointing inside the step."};
+  x.impact_ns = late;
+  x.impact_basis_ns = step;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow

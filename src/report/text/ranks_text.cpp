@@ -1,0 +1,79 @@
+// The text of a job's ranks: one row per rank, the cross-rank findings, each rank's own findings.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "common/units.hpp"
+#include "report/format.hpp"
+#include "report/ranks_report.hpp"
+#include "report/text/text_table.hpp"
+
+namespace whyslow {
+namespace {
+
+constexpr size_t kLineWidth = 100;
+constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
+
+void append_wrapped(std::string& out, std::string_view text, std::string_view first, std::string_view rest) {
+  bool is_first = true;
+  for (const std::string& line : report::wrap(text, kLineWidth - rest.size())) {
+    out += is_first ? first : rest;
+    out += line + '\n';
+    is_first = false;
+  }
+}
+
+std::string_view marker(Severity s) {
+  return s == Severity::Critical ? "[!!]" : s == Severity::Warning ? "[!] " : "[i] ";
+}
+
+// The CPU category that holds the most of a rank's median step.
+std::string top_cpu(const RankDigest& d) {
+  size_t best = 0;
+  for (size_t c = 1; c < kCpuCategories; ++c)
+    if (d.cpu[c] > d.cpu[best]) best = c;
+  return d.cpu[best] > 0 ? fmt::format("{} {}", to_string(static_cast<CpuCategory>(best)), human_duration(d.cpu[best])) : "-";
+}
+
+}  // namespace
+
+std::string render_ranks_text(const RanksReport& rep) {
+  const CrossRankFacts& f = rep.facts;
+  std::vector<int64_t> skews;
+  for (const MatchedCollective& m : f.collectives) skews.push_back(m.skew_ns);
+  std::sort(skews.begin(), skews.end());
+  std::string out = fmt::format("whyslow explain: {} ranks · {} collectives on every rank (matched by {})", f.ranks.size(),
+                                f.collectives.size(), f.matched_by_seq ? "group + seq" : "order within group");
+  if (!skews.empty())
+    out += fmt::format(" · arrival skew median {}, max {}", human_duration(skews[skews.size() / 2]), human_duration(skews.back()));
+  out += "\n\n";
+  for (const Finding& x : rep.findings) {
+    append_wrapped(out, fmt::format("{} [{}] {}", marker(x.severity), to_string(x.id), x.title), "", kIndent);
+    append_wrapped(out, x.detail, kIndent, kIndent);
+    out += std::string(kIndent) + "try:\n";
+    for (const std::string& t : x.try_next) append_wrapped(out, t, std::string(kIndent) + "  - ", std::string(kIndent) + "    ");
+    out += '\n';
+  }
+  if (rep.findings.empty()) out += "No straggler: no rank arrives last often and late enough to hold the others back.\n\n";
+
+  using report::Align;
+  report::TextTable table({{"rank", Align::Right}, {"step", Align::Right}, {"compute", Align::Right},
+                           {"comm", Align::Right}, {"exposed comm", Align::Right}, {"top CPU category", Align::Left},
+                           {"clock offset", Align::Right}, {"last at", Align::Right}, {"late/step", Align::Right},
+                           {"findings", Align::Left}});
+  for (size_t i = 0; i < f.ranks.size(); ++i) {
+    const RankDigest& d = f.ranks[i];
+    std::string ids;
+    for (const RankFindingLine& l : rep.rank_findings[i])
+      if (l.severity != Severity::Info) ids += (ids.empty() ? "" : ", ") + std::string(to_string(l.id));
+    table.add_row({std::to_string(d.rank), human_duration(d.step_ns), human_duration(d.compute_ns),
+                   human_duration(d.comm_ns), human_duration(d.exposed_comm_ns), top_cpu(d),
+                   human_duration(f.clock_offset_ns[i]), std::to_string(f.times_last[i]),
+                   human_duration(f.late_per_step_ns[i]), ids.empty() ? "-" : ids});
+  }
+  out += "Ranks (medians of steady steps; late/step: the skew of the collectives it arrived last at, per step):\n";
+  out += table.render(0);
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,109 @@
+#include "trace/trace_set.hpp"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "trace/load_error.hpp"
+
+namespace whyslow {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_trace_file_name(const std::string& name) {
+  auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  return ends(".json") || ends(".json.gz");
+}
+
+}  // namespace
+
+int32_t rank_from_file_name(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  int32_t rank = -1;
+  for (std::string_view key : {"rank", "worker"}) {
+    for (size_t at = name.find(key); at != std::string::npos; at = name.find(key, at + 1)) {
+      size_t i = at + key.size();
+      while (i < name.size() && (name[i] == '-' || name[i] == '_')) ++i;
+      if (i >= name.size() || !std::isdigit(static_cast<unsigned char>(name[i]))) continue;
+      int64_t n = 0;
+      for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && n < INT32_MAX / 10; ++i)
+        n = n * 10 + (name[i] - '0');
+      rank = static_cast<int32_t>(n);
+    }
+    if (rank >= 0) return rank;
+  }
+  return rank;
+}
+
+int32_t rank_of(const Trace& t) { return t.distributed.rank >= 0 ? t.distributed.rank : rank_from_file_name(t.path); }
+
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      std::vector<std::string> files;
+      for (const auto& entry : fs::directory_iterator(a, ec))
+        if (entry.is_regular_file(ec) && is_trace_file_name(entry.path().filename().string()))
+          files.push_back(entry.path().string());
+      if (files.empty())
+        throw LoadError(LoadError::Kind::Io, a + ": a folder with no trace files (*.json, *.json.gz) in it", 0);
+      std::sort(files.begin(), files.end());
+      out.insert(out.end(), files.begin(), files.end());
+    } else if (!fs::exists(a, ec) && a.find_first_of("*?[") != std::string::npos) {
+      glob_t g{};
+      const int rc = ::glob(a.c_str(), 0, nullptr, &g);
+      if (rc != 0) {
+        globfree(&g);
+        throw LoadError(LoadError::Kind::Io, a + ": no file matches this pattern", 0);
+      }
+      for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);  // glob sorts them
+      globfree(&g);
+    } else {
+      out.push_back(a);  // a missing file is the loader's to report
+    }
+  }
+  return out;
+}
+
+void load_each(const std::vector<std::string>& paths, const LoadOptions& options,
+               const std::function<void(size_t, Trace&&)>& each, unsigned max_threads) {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (max_threads > 0) threads = std::min(threads, max_threads);
+  threads = static_cast<unsigned>(std::min<size_t>(threads, paths.size()));
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  size_t error_index = SIZE_MAX;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (size_t i; !failed && (i = next++) < paths.size();) {
+      try {
+        each(i, load_trace(paths[i], options));
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        // The first file's error in argument order, whichever thread hit it first.
+        if (i < error_index) {
+          error = std::current_exception();
+          error_index = i;
+        }
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace whyslow

@@ -1,0 +1,126 @@
+// Many ranks (issue 14): rank from the file name, loading in parallel, collectives lined up across
+// ranks, clocks aligned on their ends, arrival skew, and the straggler with its cause. Hand-built
+// digests with their numbers in the comments; the public DLRM job when the corpus is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "analysis/ranks/cross_rank.hpp"
+#include "explain/explain_ranks.hpp"
+#include "test_support.hpp"
+#include "trace/load_error.hpp"
+#include "trace/trace_set.hpp"
+
+namespace whyslow {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Ranks, RankFromFileName) {
+  EXPECT_EQ(rank_from_file_name("/x/rank-3.Apr_03.pt.trace.json.gz"), 3);
+  EXPECT_EQ(rank_from_file_name("dlrm_kineto__worker2_step_12.1694128201554.pt.trace.json"), 2);
+  EXPECT_EQ(rank_from_file_name("sampled_rank-1.json.gz"), 1);
+  EXPECT_EQ(rank_from_file_name("rank_unavailable.json.gz"), -1);
+  EXPECT_EQ(rank_from_file_name("trace.json"), -1);
+}
+
+// `n` ranks, 3 steps of 10 ms, 4 collectives per step, each 1 ms long on every rank and ending at
+// the same instant; rank `late` starts each `late_us` later (so the others wait in the kernel), and
+// spends `late_us` × 4 more per step in its "## data ##" block. Rank r's clock is r × 1 s ahead.
+std::vector<RankDigest> job(int n, int late, int64_t late_us) {
+  std::vector<RankDigest> out;
+  for (int r = 0; r < n; ++r) {
+    RankDigest d;
+    d.rank = r;
+    d.path = "rank" + std::to_string(r);
+    d.steps = d.trace_steps = 3;
+    d.step_ns = 10'000'000;
+    const int64_t clock = int64_t{r} * 1'000'000'000;
+    for (int s = 0; s < 3; ++s)
+      for (int c = 0; c < 4; ++c) {
+        const int64_t end = clock + s * 10'000'000 + (c + 1) * 2'000'000;
+        const int64_t start = end - 1'000'000 + (r == late ? late_us * 1000 : 0);
+        d.collectives.push_back({"0", -1, CollectiveKind::AllReduce, start, end});
+      }
+    d.blocks = {{"## data ##", r == late ? 2'000'000 + 4 * late_us * 1000 : 2'000'000}, {"cpu:python", 1'000'000}};
+    out.push_back(std::move(d));
+  }
+  std::reverse(out.begin(), out.end());  // any order in
+  return out;
+}
+
+TEST(Ranks, StragglerAndItsCause) {
+  const CrossRankFacts f = cross_rank(job(4, 2, 300));
+  ASSERT_EQ(f.ranks.size(), 4u);
+  EXPECT_EQ(f.ranks[0].rank, 0);
+  EXPECT_FALSE(f.matched_by_seq);
+  ASSERT_EQ(f.collectives.size(), 12u);
+  EXPECT_EQ(f.clock_offset_ns[3], 3'000'000'000);
+  for (const MatchedCollective& m : f.collectives) {
+    EXPECT_EQ(m.skew_ns, 300'000);
+    EXPECT_EQ(m.last, 2u);
+  }
+  EXPECT_EQ(f.straggler, 2u);
+  EXPECT_EQ(f.times_last[2], 12u);
+  EXPECT_EQ(f.late_per_step_ns[2], 4 * 300'000);  // 12 × 300 µs over 3 steps
+  ASSERT_TRUE(f.has_cause);
+  EXPECT_EQ(f.cause.block, "## data ##");
+  EXPECT_EQ(f.cause.block_ns, 3'200'000);
+  EXPECT_EQ(f.cause.others_ns, 2'000'000);
+  const auto findings = explain_ranks(f);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].id, FindingId::straggler);
+  EXPECT_EQ(findings[0].severity, Severity::Warning);  // 1.2 ms of 10 ms
+  EXPECT_EQ(findings[0].impact_ns, 1'200'000);
+}
+
+TEST(Ranks, SmallSkewIsNoStraggler) {
+  // 5 µs late at 4 collectives a step: 20 µs per step, under 100 µs.
+  EXPECT_TRUE(explain_ranks(cross_rank(job(4, 1, 5))).empty());
+}
+
+TEST(Ranks, MatchBySequenceNumberWhenEveryRankHasOne) {
+  auto ranks = job(2, 1, 300);
+  for (RankDigest& d : ranks) {
+    for (size_t i = 0; i < d.collectives.size(); ++i) d.collectives[i].seq = static_cast<int64_t>(i);
+    // Rank 1 records its collectives in another order: seq, not position, lines them up.
+    if (d.rank == 1) std::reverse(d.collectives.begin(), d.collectives.end());
+  }
+  const CrossRankFacts f = cross_rank(std::move(ranks));
+  EXPECT_TRUE(f.matched_by_seq);
+  ASSERT_EQ(f.collectives.size(), 12u);
+  for (const MatchedCollective& m : f.collectives) EXPECT_EQ(m.skew_ns, 300'000);
+}
+
+TEST(Ranks, TwoFilesOfOneRankAreAnError) {
+  auto ranks = job(2, 1, 300);
+  ranks[0].rank = ranks[1].rank;
+  EXPECT_THROW(cross_rank(std::move(ranks)), std::invalid_argument);
+}
+
+TEST(Ranks, ParallelLoadingGivesWhatSerialLoadingGives) {
+  std::vector<std::string> paths;
+  for (const char* f : {"mm_bias_64_fp32.json.gz", "kernel_contention.json.gz", "mm_bias_64_fp32.json.gz"})
+    paths.push_back(testing::fixture(f));
+  std::vector<size_t> events(paths.size());
+  load_each(paths, {}, [&](size_t i, Trace&& t) { events[i] = t.size(); }, 3);
+  for (size_t i = 0; i < paths.size(); ++i) EXPECT_EQ(events[i], load_trace(paths[i]).size()) << paths[i];
+  paths.push_back(testing::fixture("no such file.json"));
+  EXPECT_THROW(load_each(paths, {}, [](size_t, Trace&&) {}, 2), LoadError);
+}
+
+TEST(Ranks, FolderAndGlobExpand) {
+  const std::string dir = std::string(WHYSLOW_FIXTURES) + "/torch";
+  const auto all = expand_trace_paths({dir});
+  EXPECT_GT(all.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+  const auto some = expand_trace_paths({dir + "/mm_bias_*.json.gz"});
+  EXPECT_FALSE(some.empty());
+  for (const std::string& p : some) EXPECT_NE(p.find("mm_bias_"), std::string::npos);
+  EXPECT_THROW(expand_trace_paths({dir + "/nothing_matches_*.json"}), LoadError);
+}
+
+}  // namespace
+}  // namespace whyslow
