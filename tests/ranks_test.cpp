@@ -71,9 +71,12 @@ TEST(Ranks, StragglerAndItsCause) {
   EXPECT_EQ(f.cause.others_ns, 2'000'000);
   const auto findings = explain_ranks(f);
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].id, FindingId::straggler);
-  EXPECT_EQ(findings[0].severity, Severity::Warning);  // 1.2 ms of 10 ms
-  EXPECT_EQ(findings[0].impact_ns, 1'200'000);
+  EXPECT_EQ(findings[0].finding.id, FindingId::straggler);
+  EXPECT_EQ(findings[0].finding.severity, Severity::Warning);  // 1.2 ms of 10 ms
+  EXPECT_EQ(findings[0].finding.impact_ns, 1'200'000);
+  EXPECT_TRUE(findings[0].has_cause);
+  EXPECT_EQ(findings[0].cause_rank, 2);
+  EXPECT_EQ(findings[0].cause.block, "## data ##");
 }
 
 TEST(Ranks, SmallSkewIsNoStraggler) {

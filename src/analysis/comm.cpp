@@ -3,20 +3,12 @@
 #include <algorithm>
 
 #include "analysis/link_peaks.hpp"
+#include "analysis/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steady_steps.hpp"
 
 namespace whyslow {
 namespace {
-
-// The record_param_comms op above a comm kernel: up from the op its External id names, else up
-// from its launch call (c10d::allreduce_ → record_param_comms → nccl:all_reduce → the launch).
-EventId collective_op(const Trace& t, EventId kernel, NameId record_param_comms) {
-  for (EventId from : {t.op_link[kernel], t.launch_link[kernel]})
-    for (EventId a = from; a != kNoEvent; a = t.parent[a])
-      if (t.name[a] == record_param_comms) return a;
-  return kNoEvent;
-}
 
 const CommArgs* args_of(const Trace& t, EventId op) {
   auto it = std::lower_bound(t.comm_args.begin(), t.comm_args.end(), op,
@@ -42,7 +34,14 @@ double bus_bytes_per_s(const CollectiveCall& c, int64_t dur_ns) {
 
 CommFacts communication(const Trace& t, const std::vector<StepFacts>& steps) {
   CommFacts f;
+  // The record_param_comms op above a comm kernel: up from the op its External id names, else up
+  // from its launch call (c10d::allreduce_ → record_param_comms → nccl:all_reduce → the launch).
   const NameId record_param_comms = t.names.find("record_param_comms");
+  NearestAncestor param_op(t, [&](EventId a) { return t.name[a] == record_param_comms; });
+  auto collective_op = [&](EventId kernel) {
+    const EventId from_op = param_op.of(t.op_link[kernel]);
+    return from_op != kNoEvent ? from_op : param_op.of(t.launch_link[kernel]);
+  };
   std::vector<Interval> compute;
   for (EventId e = 0; e < t.size(); ++e)
     if (is_gpu_activity(t.kind[e]) && !(t.kind[e] == EventKind::Kernel && is_comm_kernel(t.name_of(e))))
@@ -52,7 +51,7 @@ CommFacts communication(const Trace& t, const std::vector<StepFacts>& steps) {
     if (t.kind[e] != EventKind::Kernel || !is_comm_kernel(t.name_of(e))) continue;
     CollectiveCall c;
     c.kernel = e;
-    c.op = record_param_comms == kNoName ? kNoEvent : collective_op(t, e, record_param_comms);
+    c.op = record_param_comms == kNoName ? kNoEvent : collective_op(e);
     const CommArgs* a = c.op == kNoEvent ? nullptr : args_of(t, c.op);
     const std::string_view collective = a && a->collective != kNoName ? t.names.view(a->collective) : "";
     c.kind = collective_kind(collective, t.name_of(e));

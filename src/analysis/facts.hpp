@@ -107,11 +107,11 @@ struct SyncCall {
   EventId event = kNoEvent;
   int64_t wait_ns = 0;
   int64_t gpu_busy_ns = 0;  // GPU work (all streams) running during the wait
-  int64_t comm_busy_ns = 0; // of which NCCL/RCCL kernels running (union of them, during the wait)
   bool blocking_copy = false;
   // Made inside DDP, FSDP or c10d (comm_names.hpp: is_distributed_library_frame): the library's
   // own sync, not the user's .item().
   bool distributed_library = false;
+  int64_t comm_busy_ns = 0; // of gpu_busy_ns, NCCL/RCCL kernels running (union of them, during the wait)
 };
 struct SyncFacts {
   std::vector<SyncCall> calls;

@@ -2,20 +2,10 @@
 // much GPU work (on any stream) actually ran while it waited.
 #include "analysis/comm_names.hpp"
 #include "analysis/host_waits.hpp"
+#include "analysis/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
-namespace {
-
-// Whether a call runs inside a frame of DDP, FSDP or c10d: an enclosing op, annotation or Python
-// frame on its thread names the library.
-bool inside_distributed_library(const Trace& t, EventId e) {
-  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
-    if (is_distributed_library_frame(t.name_of(a))) return true;
-  return false;
-}
-
-}  // namespace
 
 SyncFacts sync_waits(const Trace& t, const std::vector<Interval>& gpu_busy) {
   SyncFacts f;
@@ -23,6 +13,9 @@ SyncFacts sync_waits(const Trace& t, const std::vector<Interval>& gpu_busy) {
   for (EventId e = 0; e < t.size(); ++e)
     if (t.kind[e] == EventKind::Kernel && is_comm_kernel(t.name_of(e))) comm.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(comm);
+  // A call is the distributed library's when an enclosing op, annotation or Python frame on its
+  // thread names DDP, FSDP or c10d.
+  NearestAncestor library_frame(t, [&](EventId a) { return is_distributed_library_frame(t.name_of(a)); });
   for (EventId e = 0; e < t.size(); ++e) {
     const HostWait w = host_wait_kind(t, e);
     if (w == HostWait::None) continue;
@@ -33,7 +26,7 @@ SyncFacts sync_waits(const Trace& t, const std::vector<Interval>& gpu_busy) {
     c.comm_busy_ns = covered_length(comm, t.start_ns[e], t.end_ns(e));
     f.total_comm_busy_ns += c.comm_busy_ns;
     c.blocking_copy = w == HostWait::BlockingCopy;
-    c.distributed_library = inside_distributed_library(t, e);
+    c.distributed_library = library_frame.of(t.parent[e]) != kNoEvent;
     if (c.distributed_library) {
       ++f.library_calls;
       f.library_wait_ns += c.wait_ns;

@@ -10,13 +10,14 @@ constexpr double kMinWarningCostShare = 0.01;
 
 }  // namespace
 
-std::vector<Finding> explain_ranks(const CrossRankFacts& facts) {
-  std::vector<Finding> out;
+std::vector<RankFinding> explain_ranks(const CrossRankFacts& facts) {
+  std::vector<RankFinding> out;
   rule_straggler(facts, out);
-  for (Finding& x : out)
-    if (x.impact_basis_ns > 0 && static_cast<double>(x.impact_ns) < kMinWarningCostShare * static_cast<double>(x.impact_basis_ns))
+  for (RankFinding& r : out)
+    if (Finding& x = r.finding; x.impact_basis_ns > 0 && static_cast<double>(x.impact_ns) < kMinWarningCostShare * static_cast<double>(x.impact_basis_ns))
       x.severity = Severity::Info;
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RankFinding& a, const RankFinding& b) { return a.finding.severity > b.finding.severity; });
   return out;
 }
 

@@ -8,8 +8,16 @@
 
 namespace whyslow {
 
-void rule_straggler(const CrossRankFacts& facts, std::vector<Finding>& out);
+// A cross-rank finding, and the rank and block it blames where it names one (the straggler's cause).
+struct RankFinding {
+  Finding finding;
+  bool has_cause = false;
+  int32_t cause_rank = -1;
+  StragglerCause cause;
+};
 
-std::vector<Finding> explain_ranks(const CrossRankFacts& facts);
+void rule_straggler(const CrossRankFacts& facts, std::vector<RankFinding>& out);
+
+std::vector<RankFinding> explain_ranks(const CrossRankFacts& facts);
 
 }  // namespace whyslow

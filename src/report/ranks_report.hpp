@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/ranks/cross_rank.hpp"
-#include "explain/finding.hpp"
+#include "explain/explain_ranks.hpp"
 
 namespace whyslow {
 
@@ -19,7 +19,7 @@ struct RankFindingLine {
 struct RanksReport {
   CrossRankFacts facts;
   std::vector<std::vector<RankFindingLine>> rank_findings;  // per rank, facts.ranks order
-  std::vector<Finding> findings;                            // cross-rank
+  std::vector<RankFinding> findings;                        // cross-rank
 };
 
 std::string render_ranks_json(const RanksReport& report);

@@ -94,6 +94,7 @@ inline StepFacts& add_step(Trace& t, Facts& f, const StepSpec& spec) {
   s.duration_ns = spec.duration_ns;
   s.end_ns = s.start_ns + spec.duration_ns;
   s.gpu_busy_ns = spec.gpu_busy_ns;
+  s.compute_ns = spec.gpu_busy_ns;  // no communication: all GPU work is compute
   s.gpu_end_ns = s.start_ns + spec.gpu_busy_ns;
   s.sync_wait_ns = spec.sync_wait_ns;
   s.cpu_ns = spec.duration_ns - spec.sync_wait_ns;
@@ -111,14 +112,14 @@ inline void add_steps(Trace& t, Facts& f, int n, const StepSpec& spec) {
   }
   f.window.start_ns = 0;
   f.window.end_ns = f.window.duration_ns = f.steps.back().end_ns;
-  f.window.gpu_busy_ns = f.gpu_busy_ns;
+  f.window.gpu_busy_ns = f.window.compute_ns = f.gpu_busy_ns;
 }
 
 // A trace without ProfilerStep annotations: the whole window stands in for a step.
 inline void set_window(Facts& f, const StepSpec& spec) {
   f.window.start_ns = 0;
   f.window.end_ns = f.window.duration_ns = spec.duration_ns;
-  f.window.gpu_busy_ns = spec.gpu_busy_ns;
+  f.window.gpu_busy_ns = f.window.compute_ns = spec.gpu_busy_ns;
   f.window.sync_wait_ns = spec.sync_wait_ns;
   f.window.cpu_ns = spec.duration_ns - spec.sync_wait_ns;
   f.gpu_busy_ns = spec.gpu_busy_ns;

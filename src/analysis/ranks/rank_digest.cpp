@@ -11,6 +11,7 @@ namespace whyslow {
 RankDigest make_digest(const Trace& t, const Facts& f, int32_t rank) {
   RankDigest d;
   d.rank = rank;
+  d.world_size = t.distributed.world_size;
   d.path = t.path;
   const auto steps = steady_steps(f);
   d.steps = static_cast<uint32_t>(steps.size());
@@ -30,13 +31,19 @@ RankDigest make_digest(const Trace& t, const Facts& f, int32_t rank) {
   // one name included), per steady step.
   std::map<std::string, int64_t> total;
   const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(steps.size()));
+  // The steady step an event starts in: a binary search over the trace's steps (or its one window).
+  std::vector<const StepFacts*> steady_of(f.steps.size(), nullptr);
+  for (const StepFacts* s : steps)
+    if (!f.steps.empty()) steady_of[static_cast<size_t>(s - f.steps.data())] = s;
+  auto step_of = [&](int64_t ts) -> const StepFacts* {
+    if (f.steps.empty()) return !steps.empty() && ts >= steps[0]->start_ns && ts < steps[0]->end_ns ? steps[0] : nullptr;
+    const int i = step_containing(f.steps, ts);
+    return i < 0 ? nullptr : steady_of[static_cast<size_t>(i)];
+  };
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.kind[e] != EventKind::UserAnnotation || is_profiler_step(t, e)) continue;
-    for (const StepFacts* s : steps)
-      if (t.start_ns[e] >= s->start_ns && t.start_ns[e] < s->end_ns) {
-        total[std::string(t.name_of(e))] += std::min(t.end_ns(e), s->end_ns) - t.start_ns[e];
-        break;
-      }
+    if (const StepFacts* s = step_of(t.start_ns[e]))
+      total[std::string(t.name_of(e))] += std::min(t.end_ns(e), s->end_ns) - t.start_ns[e];
   }
   for (auto& [name, ns] : total) d.blocks.push_back({name, ns / n});
   for (size_t c = 0; c < kCpuCategories; ++c)

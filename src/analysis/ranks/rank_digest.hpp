@@ -27,6 +27,7 @@ struct RankBlock {
 
 struct RankDigest {
   int32_t rank = -1;
+  int32_t world_size = -1;  // distributedInfo; -1 when absent
   std::string path;
   uint32_t steps = 0;        // steady steps (1 for a trace without steps: its window)
   uint32_t trace_steps = 1;  // all steps (1 without steps): what the collectives spread over

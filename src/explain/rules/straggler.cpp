@@ -25,7 +25,7 @@ constexpr double kCriticalShare = 0.25;
 
 }  // namespace
 
-void rule_straggler(const CrossRankFacts& f, std::vector<Finding>& out) {
+void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   if (f.straggler >= f.ranks.size() || f.collectives.empty()) return;
   const size_t s = f.straggler;
   const RankDigest& r = f.ranks[s];
@@ -59,6 +59,10 @@ void rule_straggler(const CrossRankFacts& f, std::vector<Finding>& out) {
           : std::string("No block, CPU-time category or GPU compute on it exceeds the other ranks' by as much: the "
                         "lateness may come from outside the profiled process (another job on the host, a slower "
                         "GPU, the network)."));
+  if (r.world_size > static_cast<int32_t>(f.ranks.size()))
+    x.detail += fmt::format(" Only {} of the job's {} ranks were loaded: a rank not loaded may be later still, and "
+                            "point-to-point transfers (send/recv, all-to-all) pair ranks the loaded ones may not show.",
+                            f.ranks.size(), r.world_size);
   x.evidence = {count("rank", static_cast<uint64_t>(r.rank)), us("late_us", late), us("step_us", step),
                 percent("late_pct", share), count("times_last", f.times_last[s]), count("collectives", f.collectives.size()),
                 us("step_start_late_us", f.step_start_late_ns)};
@@ -71,7 +75,7 @@ void rule_straggler(const CrossRankFacts& f, std::vector<Finding>& out) {
                 "checkpointing inside the step."};
   x.impact_ns = late;
   x.impact_basis_ns = step;
-  out.push_back(std::move(x));
+  out.push_back({std::move(x), caused, r.rank, f.cause});
 }
 
 }  // namespace whyslow

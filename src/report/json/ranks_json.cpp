@@ -49,9 +49,9 @@ void write_matching(JsonWriter& w, const CrossRankFacts& f) {
 }
 
 void write_findings(JsonWriter& w, const RanksReport& rep) {
-  const CrossRankFacts& f = rep.facts;
   w.key("findings").begin_array();
-  for (const Finding& x : rep.findings) {
+  for (const RankFinding& rf : rep.findings) {
+    const Finding& x = rf.finding;
     w.begin_object();
     w.key("id").string(to_string(x.id)).key("severity").string(to_string(x.severity));
     w.key("title").string(x.title).key("detail").string(x.detail).key("impact_us").microseconds(x.impact_ns);
@@ -62,16 +62,14 @@ void write_findings(JsonWriter& w, const RanksReport& rep) {
       w.end_object();
     }
     w.end_object();
-    if (x.id == FindingId::straggler) {
-      w.key("cause");
-      if (f.has_cause) {
-        w.begin_object(Layout::Inline);
-        w.key("rank").integer(f.ranks[f.straggler].rank).key("block").string(f.cause.block);
-        w.key("block_us").microseconds(f.cause.block_ns).key("others_us").microseconds(f.cause.others_ns);
-        w.end_object();
-      } else {
-        w.null();
-      }
+    w.key("cause");
+    if (rf.has_cause) {
+      w.begin_object(Layout::Inline);
+      w.key("rank").integer(rf.cause_rank).key("block").string(rf.cause.block);
+      w.key("block_us").microseconds(rf.cause.block_ns).key("others_us").microseconds(rf.cause.others_ns);
+      w.end_object();
+    } else {
+      w.null();
     }
     w.key("try").begin_array();
     for (const std::string& t : x.try_next) w.string(t);

@@ -47,7 +47,8 @@ std::string render_ranks_text(const RanksReport& rep) {
   if (!skews.empty())
     out += fmt::format(" · arrival skew median {}, max {}", human_duration(skews[skews.size() / 2]), human_duration(skews.back()));
   out += "\n\n";
-  for (const Finding& x : rep.findings) {
+  for (const RankFinding& rf : rep.findings) {
+    const Finding& x = rf.finding;
     append_wrapped(out, fmt::format("{} [{}] {}", marker(x.severity), to_string(x.id), x.title), "", kIndent);
     append_wrapped(out, x.detail, kIndent, kIndent);
     out += std::string(kIndent) + "try:\n";
