@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""How long a job's ranks take to explain together (`whyslow explain r0 r1 …`: loaded in parallel,
+one thread per file up to the cores) against one rank alone and against the ranks explained one
+after another: best wall time of N runs (time.perf_counter around each process), and the peak RSS
+of one more run (/usr/bin/time -f %M). Default traces: the 8 public DLRM ranks (PARAM).
+
+Usage: ranks_load.py [--runs N] [--whyslow BIN] [TRACE …]
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def best_ms(commands, runs):
+    best = float("inf")
+    for _ in range(runs):
+        t = time.perf_counter()
+        for c in commands:
+            subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - t)
+    return best * 1e3
+
+
+def peak_rss_kb(command):
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, check=True).stderr
+    return int(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--whyslow", default=str(ROOT / "build/release/whyslow"))
+    ap.add_argument("traces", nargs="*")
+    a = ap.parse_args()
+    traces = a.traces or sorted(str(p) for p in (ROOT.parent / "shared/traces/public/facebookresearch__param")
+                                .glob("*dlrm_kineto__worker*"))
+    if not traces:
+        raise SystemExit("no traces given and the public DLRM ranks are absent")
+    one = [a.whyslow, "explain", traces[0]]
+    together = [a.whyslow, "explain", *traces]
+    print(f"{os.cpu_count()} cores, {len(traces)} ranks, best of {a.runs} runs")
+    t1 = best_ms([one], a.runs)
+    ts = best_ms([[a.whyslow, "explain", t] for t in traces], a.runs)
+    tt = best_ms([together], a.runs)
+    print(f"one rank:          {t1:7.1f} ms   peak RSS {peak_rss_kb(one)} kB")
+    print(f"one after another: {ts:7.1f} ms   ({ts / len(traces):.1f} ms a rank)")
+    print(f"together:          {tt:7.1f} ms   peak RSS {peak_rss_kb(together)} kB "
+          f"({ts / tt:.1f}x faster than one after another, {tt / t1:.1f}x one rank)")
+
+
+if __name__ == "__main__":
+    main()
