@@ -39,6 +39,15 @@ TEST(RanksDiff, TwoRanksOfOneJobAreOneWorkload) {
   EXPECT_EQ(component(d, "compute_us")->a.median, 1'053'000);
   EXPECT_EQ(component(d, "compute_us")->b.median, 1'087'000);
   EXPECT_LT(comm->delta(), 0);  // rank 2 arrives later, so it waits less inside the collectives
+  // The 2023 record_param_comms has no parameters: c10d::alltoall_base_ above it names the 5
+  // SendRecv kernels an all-to-all, c10d::allreduce_ the other 3.
+  size_t all_to_all = 0, all_reduce = 0;
+  for (const CollectiveCall& c : a.facts.comm.calls) {
+    all_to_all += c.kind == CollectiveKind::AllToAll;
+    all_reduce += c.kind == CollectiveKind::AllReduce;
+  }
+  EXPECT_EQ(all_to_all, 5u);
+  EXPECT_EQ(all_reduce, 3u);
 }
 
 TEST(RanksDiff, ARunAgainstItselfIsNoJob) {

@@ -53,7 +53,12 @@ CommFacts communication(const Trace& t, const std::vector<StepFacts>& steps) {
     c.kernel = e;
     c.op = record_param_comms == kNoName ? kNoEvent : collective_op(e);
     const CommArgs* a = c.op == kNoEvent ? nullptr : args_of(t, c.op);
-    const std::string_view collective = a && a->collective != kNoName ? t.names.view(a->collective) : "";
+    // Without a "Collective name" (2023 traces), the c10d op around record_param_comms names it:
+    // c10d::alltoall_base_ runs as NCCL SendRecv kernels but is an all-to-all.
+    std::string_view collective = a && a->collective != kNoName ? t.names.view(a->collective) : "";
+    if (collective.empty() && c.op != kNoEvent && t.parent[c.op] != kNoEvent &&
+        t.name_of(t.parent[c.op]).starts_with("c10d::"))
+      collective = t.name_of(t.parent[c.op]);
     c.kind = collective_kind(collective, t.name_of(e));
     if (a) {
       c.group = a->group;
