@@ -167,6 +167,7 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
     t.sync_kind.push_back(e.sync_kind);
   }
   t.detail.push_back(detail);
+  if (e.forward_linked) t.backward_ops.push_back(static_cast<EventId>(t.size() - 1));
 }
 
 void TraceBuilder::add_metadata(const ParsedEvent& e) {

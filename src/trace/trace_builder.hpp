@@ -29,6 +29,7 @@ struct ParsedEvent {
   OpShapes shapes;
   NameId sync_kind = kNoName;
   NameId meta_value = kNoName;  // ph "M": args.name / args.labels
+  bool forward_linked = false;  // args["Fwd thread id"]: an autograd op run for another thread's forward
   void reset() { *this = ParsedEvent{}; }
 };
 

@@ -1,0 +1,164 @@
+// hotspot: the innermost block of the user's code that holds the step. From the steps down, a
+// child block that holds most of its parent's CPU or GPU time is where the parent's time went;
+// the descent stops where the time spreads over several children. The hotspot is the deepest
+// block of the user's own code on that path (library modules such as nn.Linear may hold it
+// below). Then: what kind of cost it is, with the file:line and what to try.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/code_origin.hpp"
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/highlights.hpp"
+#include "explain/rules.hpp"
+
+namespace whyslow {
+namespace {
+
+// A child holding at least half of its parent's time holds more than all its siblings together:
+// it, not the parent, is where that time went. Below half, no one child explains the parent.
+constexpr double kMostOfParent = 0.5;
+// Many small launches: a Python loop issuing kernels one by one. 16 launches a call is more
+// than any single layer's forward issues (a Linear: 1–2, an attention: ≤ 10); a kernel of ≤ 10 µs
+// of GPU work is about what it costs the CPU to issue it (a few µs of launch plus Python and
+// dispatch), so the GPU waits on the loop rather than the loop on the GPU.
+constexpr double kManyLaunchesPerCall = 16;
+constexpr int64_t kSmallKernelNs = 10'000;
+// A block blocked in syncs for at least half its CPU time is spent waiting, not working.
+constexpr double kSyncShare = 0.5;
+// One kernel of at least half the block's GPU time is the block's GPU cost.
+constexpr double kOneKernelShare = 0.5;
+
+enum class Cost { ManySmallLaunches, Sync, OneKernel, GpuWork, CpuWork };
+
+double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
+
+bool holds_most(const BlockRow& child, int64_t parent_cpu, int64_t parent_gpu) {
+  return share(child.cpu_total_ns, parent_cpu) >= kMostOfParent || share(child.gpu_ns, parent_gpu) >= kMostOfParent;
+}
+
+bool is_users(const BlockRow& r) { return r.kind != BlockKind::Module || r.user_code; }
+
+// The innermost user block on the descent, or UINT32_MAX.
+uint32_t find_hotspot(const BlockFacts& b) {
+  uint32_t at = UINT32_MAX, hotspot = UINT32_MAX;
+  int64_t cpu = b.basis_cpu_ns, gpu = b.basis_gpu_ns;
+  for (;;) {
+    uint32_t best = UINT32_MAX;
+    double best_share = 0;
+    for (uint32_t i = 0; i < b.rows.size(); ++i) {
+      const BlockRow& r = b.rows[i];
+      if (r.parent != at || !holds_most(r, cpu, gpu)) continue;
+      const double s = std::max(share(r.cpu_total_ns, cpu), share(r.gpu_ns, gpu));
+      if (s > best_share) best = i, best_share = s;
+    }
+    if (best == UINT32_MAX) return hotspot;
+    at = best;
+    cpu = b.rows[at].cpu_total_ns, gpu = b.rows[at].gpu_ns;
+    if (is_users(b.rows[at])) hotspot = at;
+  }
+}
+
+Cost cost_of(const Trace& t, const BlockRow& r) {
+  const double launches_per_call = r.calls ? static_cast<double>(r.launches) / static_cast<double>(r.calls) : 0;
+  const int64_t mean_kernel = r.kernels ? r.gpu_ns / static_cast<int64_t>(r.kernels) : 0;
+  if (share(r.cpu_breakdown[static_cast<size_t>(CpuCategory::SyncWait)], r.cpu_total_ns) >= kSyncShare) return Cost::Sync;
+  if (launches_per_call >= kManyLaunchesPerCall && mean_kernel <= kSmallKernelNs && r.gpu_ns < r.cpu_total_ns)
+    return Cost::ManySmallLaunches;
+  if (r.gpu_ns >= r.cpu_total_ns) {
+    if (r.longest_kernel != kNoEvent && share(t.dur_ns[r.longest_kernel], r.gpu_ns) >= kOneKernelShare) return Cost::OneKernel;
+    return Cost::GpuWork;
+  }
+  return Cost::CpuWork;
+}
+
+}  // namespace
+
+void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const BlockFacts& b = f.blocks;
+  const uint32_t h = find_hotspot(b);
+  if (h == UINT32_MAX) return;
+  const BlockRow& r = b.rows[h];
+  const std::string name(t.names.view(r.name));
+  const FrameName frame = r.location == kNoName ? FrameName{} : parse_frame_name(t.names.view(r.location));
+  const std::string where = frame.ok ? fmt::format("{}:{}", frame.file, frame.line) : std::string("(no location in the trace)");
+  const uint64_t calls = std::max<uint64_t>(1, r.calls);
+  const double kernels_per_call = static_cast<double>(r.kernels) / static_cast<double>(calls);
+  const double launches_per_call = static_cast<double>(r.launches) / static_cast<double>(calls);
+  const int64_t mean_kernel = r.kernels ? r.gpu_ns / static_cast<int64_t>(r.kernels) : 0;
+  const int64_t sync_ns = r.cpu_breakdown[static_cast<size_t>(CpuCategory::SyncWait)];
+  const int64_t python_ns = r.cpu_breakdown[static_cast<size_t>(CpuCategory::Python)];
+  const double cpu_pct = share(r.cpu_total_ns, b.basis_cpu_ns) * 100, gpu_pct = share(r.gpu_ns, b.basis_gpu_ns) * 100;
+  const Cost cost = cost_of(t, r);
+
+  Finding x = make_finding(FindingId::hotspot);
+  if (cost == Cost::ManySmallLaunches || cost == Cost::Sync) x.severity = Severity::Warning;
+  x.title = fmt::format("{} ({}) holds {:.0f} % of the steps' CPU time and {:.0f} % of their GPU time", name, where,
+                        cpu_pct, gpu_pct);
+  std::string kind;
+  switch (cost) {
+    case Cost::ManySmallLaunches:
+      kind = fmt::format("many small launches: {:.0f} launches a call, {} of GPU work per kernel, so the GPU waits "
+                         "while Python issues them one by one (a loop in this block, or in what it calls; "
+                         "{} of Python self time in it)",
+                         launches_per_call, human_duration(mean_kernel), human_duration(python_ns));
+      x.try_next = {fmt::format("Replace the Python loop in {} by batched tensor ops (one matmul over all heads or "
+                                "items, F.scaled_dot_product_attention for attention): one launch instead of {:.0f}.",
+                                where, launches_per_call),
+                    "Or capture the block in a CUDA graph: torch.compile(mode=\"reduce-overhead\") on the module, or "
+                    "torch.cuda.graphs; the launches then cost one replay."};
+      break;
+    case Cost::Sync:
+      kind = fmt::format("waiting: {} of its CPU time is blocked in synchronizing calls", human_duration(sync_ns));
+      x.try_next = {fmt::format("Find the sync in {} (.item(), .cpu(), .tolist(), a printed tensor, "
+                                "torch.cuda.synchronize()) and move it out of the loop, or keep the value on the GPU.",
+                                where)};
+      break;
+    case Cost::OneKernel:
+      kind = fmt::format("one kernel: {} takes {} of its {} of GPU time", std::string(t.name_of(r.longest_kernel)),
+                         human_duration(t.dur_ns[r.longest_kernel]), human_duration(r.gpu_ns));
+      x.try_next = {"See that kernel in the roofline table (`whyslow kernels`): how close it runs to the GPU's "
+                    "ceiling says whether a better kernel (fused, flash attention, bf16) or less work is the way."};
+      break;
+    case Cost::GpuWork:
+      kind = fmt::format("GPU work: {:.1f} kernels a call, {} each on average", kernels_per_call,
+                         human_duration(mean_kernel));
+      x.try_next = {"Its kernels are in the roofline table (`whyslow kernels`): start with the largest."};
+      break;
+    case Cost::CpuWork:
+      kind = fmt::format("CPU work: {} of its CPU time against {} of GPU work ({} of Python self time)",
+                         human_duration(r.cpu_total_ns), human_duration(r.gpu_ns), human_duration(python_ns));
+      x.try_next = {"torch.compile the block (Python and dispatch overhead go away), or move the CPU work off the step."};
+      break;
+  }
+  x.detail = fmt::format(
+      "Descending from the steps into the block that holds most of each level's time ends at {} ({}, {}): "
+      "{} call{}, {} of CPU time in total ({} outside its child blocks), {} of GPU work launched beneath it{}. "
+      "Its cost is {}.",
+      name, to_string(r.kind), where, r.calls, r.calls == 1 ? "" : "s", human_duration(r.cpu_total_ns),
+      human_duration(r.self_cpu_ns), human_duration(r.gpu_ns),
+      r.other_thread_gpu_ns > 0 ? fmt::format(" ({} of it launched on other threads while it ran)", human_duration(r.other_thread_gpu_ns))
+                                : std::string(),
+      kind);
+  x.evidence = {{"cpu_pct", cpu_pct, "%"},
+                {"gpu_pct", gpu_pct, "%"},
+                us("cpu_us", r.cpu_total_ns),
+                us("gpu_us", r.gpu_ns),
+                count("calls", r.calls),
+                {"kernels_per_call", kernels_per_call, "count"},
+                {"launches_per_call", launches_per_call, "count"},
+                us("mean_kernel_us", mean_kernel),
+                us("sync_wait_us", sync_ns),
+                us("python_us", python_ns),
+                count("line", frame.ok ? static_cast<uint64_t>(frame.line) : 0)};
+  if (r.longest_call != kNoEvent) {
+    x.events.push_back({r.longest_call, "longest call"});
+    add_mark(x.highlights, r.longest_call);
+  }
+  x.impact_ns = r.cpu_total_ns;
+  x.impact_basis_ns = b.basis_cpu_ns;
+  out.push_back(std::move(x));
+}
+
+}  // namespace whyslow
