@@ -4,7 +4,8 @@ reads the raw JSON a second way: every block's path, kind, calls, CPU total and 
 (and the part launched on other threads), kernels and launches must agree to the nanosecond, and
 the basis (the steps' CPU time and the GPU work launched in them) too. Runs on the blocks fixture
 and on public traces when the corpus is beside the checkout (skipped when absent): HTA's DDP step,
-whose backward runs on autograd's thread, and the B200 vLLM trace (Python stacks).
+whose backward runs on autograd's thread, and TraceLens's TimeSformer and OWLv2 (Python stacks,
+a harness of the user's own around transformers, a DataLoader).
 
 Usage: blocks_oracle.py WHYSLOW_BINARY FIXTURES_DIR [PUBLIC_DIR]
 """
@@ -20,7 +21,8 @@ import blocks  # noqa: E402
 FIXTURES = ["blocks/blocks_modules_stack.json.gz"]
 PUBLIC = [
     "facebookresearch__HolisticTraceAnalysis/tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-    "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+    "AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz",
 ]
 
 

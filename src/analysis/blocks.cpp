@@ -47,6 +47,8 @@ bool is_block(uint32_t node) { return node < kNoBlockBackward; }
 
 enum class NameClass : uint8_t { Unknown, NotBlock, Module, UserFrame, LibraryFrame };
 
+// The tree's nodes: blocks, and the library frames folded into them (nodes too, so that a block's
+// own time can be followed into the library code it runs; never blocks).
 class TreeBuilder {
  public:
   TreeBuilder(const Trace& t) : t_(t), python_class_(t.names.size(), NameClass::Unknown) {}
@@ -70,27 +72,43 @@ class TreeBuilder {
     return c;
   }
 
-  uint32_t child(uint32_t parent, NameId name, BlockKind kind) {
-    const uint64_t key = (static_cast<uint64_t>(parent) << 32) | name;
+  // The block a node's time is credited to: itself, or the block a library frame is folded into.
+  uint32_t owner(uint32_t node) const { return is_block(node) ? owner_[node] : node; }
+  bool is_library(uint32_t node) const { return is_block(node) && library_[node]; }
+
+  // A block under the block that owns `up` (or at the top).
+  uint32_t block(uint32_t up, NameId name, BlockKind kind) {
+    const uint32_t parent = owner(up);
+    return add(is_block(parent) ? parent : UINT32_MAX, name, kind, false);
+  }
+  // A library frame under `up` (a block or another library frame).
+  uint32_t library_frame(uint32_t up, NameId name) { return add(up, name, BlockKind::Function, true); }
+
+  std::vector<BlockRow> rows;  // every node; a library frame's `parent` is the node around it
+
+ private:
+  uint32_t add(uint32_t parent, NameId name, BlockKind kind, bool library) {
+    const uint64_t key = (static_cast<uint64_t>(library) << 63) | (static_cast<uint64_t>(parent) << 32) | name;
     auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(rows.size()));
     if (added) {
       BlockRow r;
       r.name = name;
       r.kind = kind;
-      r.parent = is_block(parent) ? parent : UINT32_MAX;
-      r.depth = is_block(parent) ? rows[parent].depth + 1 : 0;
+      r.parent = parent;
+      r.depth = parent == UINT32_MAX ? 0 : rows[parent].depth + !library;
       if (kind == BlockKind::Function) r.location = name;
+      owner_.push_back(library ? owner_[parent] : static_cast<uint32_t>(rows.size()));
+      library_.push_back(library);
       rows.push_back(r);
     }
     return it->second;
   }
 
-  std::vector<BlockRow> rows;
-
- private:
   const Trace& t_;
   std::vector<NameClass> python_class_;  // per name: the Python frame's class, decided once
-  std::unordered_map<uint64_t, uint32_t> by_key_;  // (parent row, name) → row
+  std::unordered_map<uint64_t, uint32_t> by_key_;  // (library?, parent node, name) → node
+  std::vector<uint32_t> owner_;
+  std::vector<uint8_t> library_;
 };
 
 void credit_gpu(const Trace& t, BlockRow& r, EventId gpu) {
@@ -101,7 +119,8 @@ void credit_gpu(const Trace& t, BlockRow& r, EventId gpu) {
 }
 
 // Depth first, heavier siblings (CPU, then GPU time) first; parent indices renumbered.
-std::vector<BlockRow> depth_first(std::vector<BlockRow> rows) {
+// `new_index` gets each input row's place in the output.
+std::vector<BlockRow> depth_first(std::vector<BlockRow> rows, std::vector<uint32_t>& new_index) {
   std::vector<std::vector<uint32_t>> children(rows.size() + 1);  // last: the top level
   for (uint32_t i = 0; i < rows.size(); ++i)
     children[rows[i].parent == UINT32_MAX ? rows.size() : rows[i].parent].push_back(i);
@@ -113,7 +132,7 @@ std::vector<BlockRow> depth_first(std::vector<BlockRow> rows) {
   for (auto& c : children) std::sort(c.begin(), c.end(), heavier);
   std::vector<BlockRow> out;
   out.reserve(rows.size());
-  std::vector<uint32_t> new_index(rows.size(), UINT32_MAX);
+  new_index.assign(rows.size(), UINT32_MAX);
   std::vector<uint32_t> todo(children.back().rbegin(), children.back().rend());
   while (!todo.empty()) {
     const uint32_t i = todo.back();
@@ -152,6 +171,18 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
 
   TreeBuilder tree(t);
   std::vector<uint32_t> node_of(t.size(), kOutside);
+  // Per library-frame node: the time of the blocks called beneath it (not its own), and whether
+  // it is module-call plumbing (it wraps a module's own forward). Grown as nodes are made.
+  std::vector<int64_t> blocks_beneath;
+  std::vector<uint8_t> plumbing;
+  auto add_at = [](std::vector<int64_t>& v, uint32_t i, int64_t ns) {
+    if (v.size() <= i) v.resize(i + 1, 0);
+    v[i] += ns;
+  };
+  auto mark = [](std::vector<uint8_t>& v, uint32_t i) {
+    if (v.size() <= i) v.resize(i + 1, 0);
+    v[i] = 1;
+  };
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
     const Track& tr = t.tracks[k];
     if (tr.kind != TrackKind::Cpu) continue;
@@ -171,18 +202,32 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
       if (up == kOutside) continue;
       if (backward_op[e] && !is_block(up)) up = kNoBlockBackward;
       uint32_t node = up;
-      const bool module_forward = is_block(up) && tree.rows[up].kind == BlockKind::Module &&
+      const bool module_forward = is_block(up) && tree.rows[tree.owner(up)].kind == BlockKind::Module &&
                                   (c == NameClass::UserFrame || c == NameClass::LibraryFrame) &&
                                   parse_frame_name(t.name_of(e)).function == "forward";
+      bool new_call = true;
       if (module_forward) {
-        // The module's own forward: its location, the first time it is seen; never a block.
-        BlockRow& m = tree.rows[up];
+        // The module's own forward: its location, the first time it is seen; never a block. The
+        // library frames between the module and it (torch's _call_impl) are plumbing, and what
+        // the forward calls hangs from the module itself.
+        const uint32_t module = tree.owner(up);
+        BlockRow& m = tree.rows[module];
         if (m.location == kNoName) m.location = t.name[e], m.user_code = c == NameClass::UserFrame;
+        for (uint32_t n = up; tree.is_library(n); n = tree.rows[n].parent) mark(plumbing, n);
+        node = module;
+        new_call = false;
       } else if (annotation || c == NameClass::Module || c == NameClass::UserFrame) {
-        node = tree.child(up, t.name[e],
+        node = tree.block(up, t.name[e],
                           annotation ? BlockKind::Annotation
                           : c == NameClass::Module ? BlockKind::Module
                                                    : BlockKind::Function);
+        if (tree.is_library(up)) add_at(blocks_beneath, up, t.dur_ns[e]);
+      } else if (c == NameClass::LibraryFrame && is_block(up)) {
+        node = tree.library_frame(up, t.name[e]);
+      } else {
+        new_call = false;
+      }
+      if (new_call) {
         BlockRow& r = tree.rows[node];
         ++r.calls;
         r.cpu_total_ns += t.dur_ns[e];
@@ -190,9 +235,9 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
       }
       node_of[e] = node;
       // Self time by category: the event's duration here, less what its children take back.
-      if (is_block(node)) tree.rows[node].cpu_breakdown[category(e)] += t.dur_ns[e];
-      if (p != kNoEvent && is_block(up)) tree.rows[up].cpu_breakdown[category(p)] -= t.dur_ns[e];
-      if (is_block(node) && t.is_launch(e)) ++tree.rows[node].launches;
+      if (is_block(node)) tree.rows[tree.owner(node)].cpu_breakdown[category(e)] += t.dur_ns[e];
+      if (p != kNoEvent && is_block(up)) tree.rows[tree.owner(up)].cpu_breakdown[category(p)] -= t.dur_ns[e];
+      if (is_block(node) && t.is_launch(e)) ++tree.rows[tree.owner(node)].launches;
     }
   }
 
@@ -209,7 +254,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     if (launch == kNoEvent) continue;
     if (in_a_step(t.start_ns[launch])) out.basis_gpu_ns += t.dur_ns[g];
     const uint32_t node = node_of[launch];
-    if (is_block(node)) credit_gpu(t, tree.rows[node], g);
+    if (is_block(node)) credit_gpu(t, tree.rows[tree.owner(node)], g);
     else if (node != kOutside && t.track[launch] != main_thread)
       unclaimed.push_back({t.start_ns[launch], g, node == kNoBlockBackward});
   }
@@ -227,7 +272,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
       }
       while (!open.empty() && open.back().first <= u.ts) open.pop_back();
       if (open.empty() || !is_block(open.back().second)) continue;
-      BlockRow& r = tree.rows[open.back().second];
+      BlockRow& r = tree.rows[tree.owner(open.back().second)];
       credit_gpu(t, r, u.gpu);
       r.other_thread_gpu_ns += t.dur_ns[u.gpu];
       r.launches += t.launch_link[t.launch_link[u.gpu]] == u.gpu;  // once per launch call: its first GPU work
@@ -235,12 +280,12 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     }
   }
 
-  // Inclusive sums, children into parents (a parent row is always made before its children).
+  // Inclusive sums, children into parents (a parent node is always made before its children).
   std::vector<BlockRow>& rows = tree.rows;
   for (BlockRow& r : rows) r.self_cpu_ns = r.cpu_total_ns;
   for (size_t i = rows.size(); i-- > 0;) {
     const BlockRow& c = rows[i];
-    if (c.parent == UINT32_MAX) continue;
+    if (c.parent == UINT32_MAX || tree.is_library(static_cast<uint32_t>(i))) continue;
     BlockRow& p = rows[c.parent];
     p.self_cpu_ns -= c.cpu_total_ns;
     p.gpu_ns += c.gpu_ns;
@@ -253,7 +298,37 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
         (p.longest_kernel == kNoEvent || t.dur_ns[c.longest_kernel] > t.dur_ns[p.longest_kernel]))
       p.longest_kernel = c.longest_kernel;
   }
-  out.rows = depth_first(std::move(rows));
+  // Blocks and library frames apart, numbered in their own lists.
+  std::vector<uint32_t> compact(rows.size(), UINT32_MAX);
+  std::vector<BlockRow> block_rows;
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    if (tree.is_library(i)) continue;
+    compact[i] = static_cast<uint32_t>(block_rows.size());
+    block_rows.push_back(rows[i]);
+    if (block_rows.back().parent != UINT32_MAX) block_rows.back().parent = compact[block_rows.back().parent];
+  }
+  std::vector<uint32_t> dfs;
+  out.rows = depth_first(std::move(block_rows), dfs);
+  blocks_beneath.resize(rows.size(), 0);
+  plumbing.resize(rows.size(), 0);
+  for (size_t i = rows.size(); i-- > 0;)
+    if (tree.is_library(static_cast<uint32_t>(i)) && tree.is_library(rows[i].parent))
+      blocks_beneath[rows[i].parent] += blocks_beneath[i];
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    if (!tree.is_library(i) || plumbing[i]) continue;
+    compact[i] = static_cast<uint32_t>(out.library_frames.size());
+    const BlockRow& r = rows[i];
+    uint32_t parent = r.parent;  // the nearest library frame around it that is not plumbing
+    while (tree.is_library(parent) && plumbing[parent]) parent = rows[parent].parent;
+    LibraryFrameRow f;
+    f.name = r.name;
+    f.block = dfs[compact[tree.owner(i)]];
+    f.parent = tree.is_library(parent) ? compact[parent] : UINT32_MAX;
+    f.calls = r.calls;
+    f.cpu_total_ns = r.cpu_total_ns;
+    f.block_ns = blocks_beneath[i];
+    out.library_frames.push_back(f);
+  }
   return out;
 }
 

@@ -6,12 +6,15 @@ namespace whyslow {
 namespace {
 
 // Installed packages appear under their top-level directory once torch strips the sys.path
-// prefix: the deep-learning stack a model is built on, whose frames are never the user's.
-constexpr std::array<std::string_view, 24> kLibraryPackages = {
-    "torch",     "transformers", "vllm",       "flashinfer", "triton",    "numpy",
-    "accelerate", "deepspeed",   "megatron",   "apex",       "xformers",  "flash_attn",
-    "timm",      "diffusers",    "torchvision", "torchaudio", "lightning", "pytorch_lightning",
-    "peft",      "safetensors",  "tokenizers", "sglang",     "fbgemm_gpu", "torchrec"};
+// prefix: the deep-learning stack a model is built on and the scientific and image libraries
+// its input pipeline uses, whose frames are never the user's.
+constexpr std::array<std::string_view, 36> kLibraryPackages = {
+    "torch",     "transformers", "vllm",        "flashinfer", "triton",       "numpy",
+    "accelerate", "deepspeed",   "megatron",    "apex",       "xformers",     "flash_attn",
+    "timm",      "diffusers",    "torchvision", "torchaudio", "lightning",    "pytorch_lightning",
+    "peft",      "safetensors",  "tokenizers",  "sglang",     "fbgemm_gpu",   "torchrec",
+    "scipy",     "PIL",          "cv2",         "sklearn",    "pandas",       "tqdm",
+    "einops",    "datasets",     "huggingface_hub", "decord", "av",           "jax"};
 
 // The standard library's modules a training or inference loop passes through (the frames torch
 // records between the user's calls: context managers, enum hashing, threading, logging).

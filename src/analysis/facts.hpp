@@ -214,8 +214,20 @@ struct BlockRow {
   uint8_t attribution = kOwnThread;  // BlockAttribution bits
 };
 
+// A library frame folded into a block (not a block of its own), kept so a block's own time can be
+// traced into the library code it spends it in (the hotspot's "most of it in …").
+struct LibraryFrameRow {
+  NameId name = kNoName;
+  uint32_t block = UINT32_MAX;   // the block row it is folded into
+  uint32_t parent = UINT32_MAX;  // the library frame around it under the same block; UINT32_MAX: directly under the block
+  uint64_t calls = 0;
+  int64_t cpu_total_ns = 0;
+  int64_t block_ns = 0;  // the part of cpu_total_ns in blocks it calls (a vLLM runner calling the model)
+};
+
 struct BlockFacts {
   std::vector<BlockRow> rows;  // depth first, parents before children, heavier siblings first
+  std::vector<LibraryFrameRow> library_frames;  // parents before children
   // What the blocks are measured against: the steps (their summed duration, and the GPU work
   // launched in them from any thread), or a stepless trace's whole window.
   int64_t basis_cpu_ns = 0, basis_gpu_ns = 0;

@@ -30,9 +30,9 @@ Facts step_facts() {
   return f;
 }
 
-const char* hotspot_name(const Trace& t, const Finding& x) {
+std::string hotspot_name(const Trace& t, const Finding& x) {
   for (const EventRef& r : x.events)
-    if (r.role == "longest call") return t.names.view(t.name[r.event]).data();
+    if (r.role == "longest call") return std::string(t.names.view(t.name[r.event]));
   return "";
 }
 
@@ -60,13 +60,44 @@ TEST(HotspotEdges, HalfTheStepsCpuIsEnough) {
   EXPECT_DOUBLE_EQ(evidence(*x, "line"), 42);
 }
 
-TEST(HotspotEdges, HalfTheStepsGpuIsEnough) {
+// When the steps' GPU work is at least their duration, the GPU sets the pace: the descent follows GPU time.
+TEST(HotspotEdges, HalfTheStepsGpuIsEnoughWhenTheGpuSetsThePace) {
   Trace t;
   Facts f = step_facts();
-  add_block(t, f, "small_cpu", UINT32_MAX, 1'000, kStepGpu / 2);
+  f.blocks.basis_gpu_ns = kStepCpu;
+  add_block(t, f, "small_cpu", UINT32_MAX, 1'000, kStepCpu / 2);
   const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, Severity::Info), t);
   ASSERT_TRUE(x);
   EXPECT_DOUBLE_EQ(evidence(*x, "gpu_pct"), 50);
+  f.blocks.rows[0].gpu_ns = kStepCpu / 2 - 1, f.blocks.rows[0].cpu_total_ns = kStepCpu;  // all the CPU, not half the GPU
+  expect_outcome(run_rule(rule_hotspot, t, f), kSilent, t);
+}
+
+TEST(HotspotEdges, CpuPacedStepsIgnoreTheGpuShare) {
+  Trace t;
+  Facts f = step_facts();
+  f.blocks.basis_gpu_ns = kStepCpu - 1;  // just under the steps' duration: the CPU sets the pace
+  add_block(t, f, "all_the_gpu", UINT32_MAX, kStepCpu / 2 - 1, kStepCpu - 1);
+  expect_outcome(run_rule(rule_hotspot, t, f), kSilent, t);
+}
+
+// The library frame that holds most of the hotspot's CPU time (half of it, not of its parent frame).
+TEST(HotspotEdges, NamesTheDeepestLibraryFrameHoldingHalfTheBlock) {
+  Trace t;
+  Facts f = step_facts();
+  add_block(t, f, "mine", UINT32_MAX, 6'000'000, 0);
+  auto frame = [&](const char* name, uint32_t parent, int64_t ns) {
+    LibraryFrameRow l;
+    l.name = t.names.intern(name), l.block = 0, l.parent = parent, l.calls = 1, l.cpu_total_ns = ns;
+    f.blocks.library_frames.push_back(l);
+  };
+  frame("torch/a.py(1): outer", UINT32_MAX, 5'000'000);
+  frame("torch/a.py(2): half", 0, 3'000'000);          // half of the block
+  frame("torch/a.py(3): under_half", 1, 2'999'999);    // most of its parent, under half of the block
+  const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, Severity::Info), t);
+  ASSERT_TRUE(x);
+  EXPECT_DOUBLE_EQ(evidence(*x, "library_us"), 3'000);
+  EXPECT_NE(x->detail.find("torch/a.py(2): half"), std::string::npos) << x->detail;
 }
 
 TEST(HotspotEdges, DescendsWhileOneChildHoldsHalfItsParent) {
@@ -78,7 +109,7 @@ TEST(HotspotEdges, DescendsWhileOneChildHoldsHalfItsParent) {
   add_block(t, f, "d", b, 4'500'000 / 2 - 1, 0);
   const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, Severity::Info), t);
   ASSERT_TRUE(x);
-  EXPECT_STREQ(hotspot_name(t, *x), "b");
+  EXPECT_EQ(hotspot_name(t, *x), "b");
 }
 
 TEST(HotspotEdges, StopsAtTheUsersBlockAboveALibraryModule) {
@@ -88,7 +119,7 @@ TEST(HotspotEdges, StopsAtTheUsersBlockAboveALibraryModule) {
   add_block(t, f, "nn.Module: Linear_0", a, 8'000'000, 0, BlockKind::Module, /*user=*/false);
   const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, Severity::Info), t);
   ASSERT_TRUE(x);
-  EXPECT_STREQ(hotspot_name(t, *x), "mine");
+  EXPECT_EQ(hotspot_name(t, *x), "mine");
 }
 
 struct CostCase {
@@ -114,7 +145,6 @@ TEST_P(HotspotCost, SeverityFollowsTheKindOfCost) {
   const CostCase& c = GetParam();
   Trace t;
   Facts f = step_facts();
-  f.blocks.basis_gpu_ns = 10'000'000;
   const uint32_t b = add_block(t, f, "loop", UINT32_MAX, 6'000'000, c.gpu_ns);
   BlockRow& r = f.blocks.rows[b];
   r.launches = c.launches, r.kernels = c.kernels;

@@ -63,6 +63,29 @@ TEST_P(NoAnnotationsEdges, FiresAsDocumented) {
   }
 }
 
+// A place whose inner place holds half of it is named by the inner one; a module by its class.
+TEST(NoAnnotationsPlaces, TheInnerBlockNamesItsParent) {
+  Trace t;
+  Facts f;
+  f.blocks.basis_cpu_ns = kStepCpu, f.blocks.python_frames = 100, f.blocks.module_events = 2;
+  auto add = [&](const char* name, uint32_t parent, int64_t cpu_ns) {
+    BlockRow r;
+    r.name = t.names.intern(name), r.location = t.names.intern("model.py(7): forward");
+    r.kind = BlockKind::Module, r.parent = parent, r.calls = 1, r.cpu_total_ns = cpu_ns;
+    f.blocks.rows.push_back(r);
+  };
+  add("nn.Module: Block_2", UINT32_MAX, 6'000'000);
+  add("nn.Module: HeadLoopAttention_0", 0, 3'000'000);  // exactly half of Block_2
+  const auto x = expect_outcome(run_rule(rule_no_annotations, t, f), kInfo, t);
+  ASSERT_TRUE(x);
+  EXPECT_DOUBLE_EQ(evidence(*x, "places"), 1);
+  EXPECT_NE(x->try_next.front().find("record_function(\"HeadLoopAttention\")"), std::string::npos) << x->try_next.front();
+  f.blocks.rows[1].cpu_total_ns = 2'999'999;  // under half: both are places
+  const auto y = expect_outcome(run_rule(rule_no_annotations, t, f), kInfo, t);
+  ASSERT_TRUE(y);
+  EXPECT_DOUBLE_EQ(evidence(*y, "places"), 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Rules, NoAnnotationsEdges, ::testing::ValuesIn(kCases), case_name<Case>);
 
 }  // namespace

@@ -35,6 +35,7 @@ LIBRARY_TOPS = {
     "torch", "transformers", "vllm", "flashinfer", "triton", "numpy", "accelerate", "deepspeed", "megatron",
     "apex", "xformers", "flash_attn", "timm", "diffusers", "torchvision", "torchaudio", "lightning",
     "pytorch_lightning", "peft", "safetensors", "tokenizers", "sglang", "fbgemm_gpu", "torchrec",
+    "scipy", "PIL", "cv2", "sklearn", "pandas", "tqdm", "einops", "datasets", "huggingface_hub", "decord", "av", "jax",
     # standard library
     "abc", "asyncio", "collections", "concurrent", "contextlib", "copy", "copyreg", "dataclasses", "enum",
     "functools", "importlib", "inspect", "json", "logging", "multiprocessing", "os", "posixpath", "queue",

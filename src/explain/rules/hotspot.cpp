@@ -1,8 +1,9 @@
 // hotspot: the innermost block of the user's code that holds the step. From the steps down, a
-// child block that holds most of its parent's CPU or GPU time is where the parent's time went;
-// the descent stops where the time spreads over several children. The hotspot is the deepest
-// block of the user's own code on that path (library modules such as nn.Linear may hold it
-// below). Then: what kind of cost it is, with the file:line and what to try.
+// child block that holds most of its parent's time (GPU or CPU time, whichever sets the pace) is
+// where the parent's time went; the descent stops where the time spreads over several children.
+// The hotspot is the deepest block of the user's own code on that path (library modules such as
+// nn.Linear may hold it below), with the library frame its own time goes to. Then: what kind of
+// cost it is, with the file:line and what to try.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@ namespace {
 
 // A child holding at least half of its parent's time holds more than all its siblings together:
 // it, not the parent, is where that time went. Below half, no one child explains the parent.
+// The time is the one that sets the steps' pace: GPU time when the GPU work launched in the steps
+// is at least their duration (the CPU is ahead, waiting), CPU time otherwise.
 constexpr double kMostOfParent = 0.5;
 // Many small launches: a Python loop issuing kernels one by one. 16 launches a call is more
 // than any single layer's forward issues (a Linear: 1–2, an attention: ≤ 10); a kernel of ≤ 10 µs
@@ -34,29 +37,47 @@ enum class Cost { ManySmallLaunches, Sync, OneKernel, GpuWork, CpuWork };
 
 double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
 
-bool holds_most(const BlockRow& child, int64_t parent_cpu, int64_t parent_gpu) {
-  return share(child.cpu_total_ns, parent_cpu) >= kMostOfParent || share(child.gpu_ns, parent_gpu) >= kMostOfParent;
-}
+bool gpu_sets_the_pace(const BlockFacts& b) { return b.basis_gpu_ns > 0 && b.basis_gpu_ns >= b.basis_cpu_ns; }
 
 bool is_users(const BlockRow& r) { return r.kind != BlockKind::Module || r.user_code; }
 
 // The innermost user block on the descent, or UINT32_MAX.
 uint32_t find_hotspot(const BlockFacts& b) {
+  const bool by_gpu = gpu_sets_the_pace(b);
+  auto time = [&](const BlockRow& r) { return by_gpu ? r.gpu_ns : r.cpu_total_ns; };
   uint32_t at = UINT32_MAX, hotspot = UINT32_MAX;
-  int64_t cpu = b.basis_cpu_ns, gpu = b.basis_gpu_ns;
+  int64_t parent_ns = by_gpu ? b.basis_gpu_ns : b.basis_cpu_ns;
   for (;;) {
-    uint32_t best = UINT32_MAX;
-    double best_share = 0;
+    uint32_t best = UINT32_MAX;  // children that hold most of the parent: at most one, but ties at exactly half
     for (uint32_t i = 0; i < b.rows.size(); ++i) {
       const BlockRow& r = b.rows[i];
-      if (r.parent != at || !holds_most(r, cpu, gpu)) continue;
-      const double s = std::max(share(r.cpu_total_ns, cpu), share(r.gpu_ns, gpu));
-      if (s > best_share) best = i, best_share = s;
+      if (r.parent != at || share(time(r), parent_ns) < kMostOfParent) continue;
+      if (best == UINT32_MAX || time(r) > time(b.rows[best])) best = i;
     }
     if (best == UINT32_MAX) return hotspot;
     at = best;
-    cpu = b.rows[at].cpu_total_ns, gpu = b.rows[at].gpu_ns;
+    parent_ns = time(b.rows[at]);
     if (is_users(b.rows[at])) hotspot = at;
+  }
+}
+
+// Where the block's time goes in the library code folded into it: the deepest library frame whose
+// own time (less the blocks it calls) still holds most of the block's CPU time, preferring a frame
+// with a file:line to the builtin inside it; UINT32_MAX when none does.
+uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
+  auto own = [&](uint32_t i) { return b.library_frames[i].cpu_total_ns - b.library_frames[i].block_ns; };
+  uint32_t at = UINT32_MAX, found = UINT32_MAX, found_located = UINT32_MAX;
+  const int64_t block_ns = b.rows[block].cpu_total_ns;
+  for (;;) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < b.library_frames.size(); ++i) {
+      const LibraryFrameRow& f = b.library_frames[i];
+      if (f.block != block || f.parent != at || share(own(i), block_ns) < kMostOfParent) continue;
+      if (best == UINT32_MAX || own(i) > own(best)) best = i;
+    }
+    if (best == UINT32_MAX) return found_located != UINT32_MAX ? found_located : found;
+    found = at = best;
+    if (parse_frame_name(t.names.view(b.library_frames[at].name)).ok) found_located = at;
   }
 }
 
@@ -82,7 +103,7 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const BlockRow& r = b.rows[h];
   const std::string name(t.names.view(r.name));
   const FrameName frame = r.location == kNoName ? FrameName{} : parse_frame_name(t.names.view(r.location));
-  const std::string where = frame.ok ? fmt::format("{}:{}", frame.file, frame.line) : std::string("(no location in the trace)");
+  const std::string where = frame.ok ? fmt::format("{}:{}", frame.file, frame.line) : std::string("its call site");
   const uint64_t calls = std::max<uint64_t>(1, r.calls);
   const double kernels_per_call = static_cast<double>(r.kernels) / static_cast<double>(calls);
   const double launches_per_call = static_cast<double>(r.launches) / static_cast<double>(calls);
@@ -91,11 +112,20 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const int64_t python_ns = r.cpu_breakdown[static_cast<size_t>(CpuCategory::Python)];
   const double cpu_pct = share(r.cpu_total_ns, b.basis_cpu_ns) * 100, gpu_pct = share(r.gpu_ns, b.basis_gpu_ns) * 100;
   const Cost cost = cost_of(t, r);
+  // Most of the block's time in library code it calls.
+  const uint32_t lib = library_hotspot(t, b, h);
+  const int64_t lib_ns = lib == UINT32_MAX ? 0 : b.library_frames[lib].cpu_total_ns - b.library_frames[lib].block_ns;
+  const std::string in_library =
+      lib == UINT32_MAX ? std::string()
+                        : fmt::format(" Most of its time is in library code it calls: {} takes {} ({:.0f} % of the block).",
+                                      t.names.view(b.library_frames[lib].name), human_duration(lib_ns),
+                                      share(lib_ns, r.cpu_total_ns) * 100);
 
   Finding x = make_finding(FindingId::hotspot);
   if (cost == Cost::ManySmallLaunches || cost == Cost::Sync) x.severity = Severity::Warning;
-  x.title = fmt::format("{} ({}) holds {:.0f} % of the steps' CPU time and {:.0f} % of their GPU time", name, where,
-                        cpu_pct, gpu_pct);
+  x.title = fmt::format("{}{} holds {:.0f} % of {} CPU time and {:.0f} % of {} GPU time", name,
+                        frame.ok ? " (" + where + ")" : std::string(), cpu_pct,
+                        f.steps.empty() ? "the window's" : "the steps'", gpu_pct, f.steps.empty() ? "its" : "their");
   std::string kind;
   switch (cost) {
     case Cost::ManySmallLaunches:
@@ -122,25 +152,30 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                     "ceiling says whether a better kernel (fused, flash attention, bf16) or less work is the way."};
       break;
     case Cost::GpuWork:
-      kind = fmt::format("GPU work: {:.1f} kernels a call, {} each on average", kernels_per_call,
+      kind = fmt::format("GPU work: {:.3g} kernels a call, {} each on average", kernels_per_call,
                          human_duration(mean_kernel));
       x.try_next = {"Its kernels are in the roofline table (`whyslow kernels`): start with the largest."};
       break;
     case Cost::CpuWork:
       kind = fmt::format("CPU work: {} of its CPU time against {} of GPU work ({} of Python self time)",
                          human_duration(r.cpu_total_ns), human_duration(r.gpu_ns), human_duration(python_ns));
-      x.try_next = {"torch.compile the block (Python and dispatch overhead go away), or move the CPU work off the step."};
+      x.try_next = {lib != UINT32_MAX
+                        ? fmt::format("Most of it is {}: if that is input preparation, move it off the step (DataLoader "
+                                      "workers, or on the GPU); if it issues GPU work, capture it in CUDA graphs.",
+                                      t.names.view(b.library_frames[lib].name))
+                        : "Capture the block in CUDA graphs or torch.compile it (Python and dispatch overhead go away), "
+                          "or move its CPU work off the step."};
       break;
   }
   x.detail = fmt::format(
-      "Descending from the steps into the block that holds most of each level's time ends at {} ({}, {}): "
+      "Descending from the {} into the block that holds most of each level's {} time ends at {} ({}{}): "
       "{} call{}, {} of CPU time in total ({} outside its child blocks), {} of GPU work launched beneath it{}. "
-      "Its cost is {}.",
-      name, to_string(r.kind), where, r.calls, r.calls == 1 ? "" : "s", human_duration(r.cpu_total_ns),
+      "Its cost is {}.{}",
+      f.steps.empty() ? "trace window" : "steps", gpu_sets_the_pace(b) ? "GPU" : "CPU", name, to_string(r.kind), frame.ok ? ", " + where : std::string(), r.calls, r.calls == 1 ? "" : "s", human_duration(r.cpu_total_ns),
       human_duration(r.self_cpu_ns), human_duration(r.gpu_ns),
       r.other_thread_gpu_ns > 0 ? fmt::format(" ({} of it launched on other threads while it ran)", human_duration(r.other_thread_gpu_ns))
                                 : std::string(),
-      kind);
+      kind, in_library);
   x.evidence = {{"cpu_pct", cpu_pct, "%"},
                 {"gpu_pct", gpu_pct, "%"},
                 us("cpu_us", r.cpu_total_ns),
@@ -151,7 +186,8 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                 us("mean_kernel_us", mean_kernel),
                 us("sync_wait_us", sync_ns),
                 us("python_us", python_ns),
-                count("line", frame.ok ? static_cast<uint64_t>(frame.line) : 0)};
+                count("line", frame.ok ? static_cast<uint64_t>(frame.line) : 0),
+                us("library_us", lib_ns)};
   if (r.longest_call != kNoEvent) {
     x.events.push_back({r.longest_call, "longest call"});
     add_mark(x.highlights, r.longest_call);

@@ -19,8 +19,26 @@ namespace {
 // a `main` or `train_step`, adds nothing to the step itself). Three are enough to start with.
 constexpr double kMinPlaceShare = 0.10, kMaxPlaceShare = 0.90;
 constexpr size_t kMaxPlaces = 3;
+// A place with a place below it holding at least half of its time is named by that one instead:
+// the inner block says more, as the hotspot's descent does.
+constexpr double kInnerPlaceShare = 0.5;
 
 double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
+
+// A name for the record_function: a module's class ("nn.Module: HeadLoopAttention_0" →
+// "HeadLoopAttention"), a function's name.
+std::string block_label(const Trace& t, const BlockRow& r) {
+  std::string_view n = t.names.view(r.name);
+  if (r.kind == BlockKind::Module && n.starts_with("nn.Module: ")) {
+    n.remove_prefix(11);
+    const size_t us = n.rfind('_');
+    if (us != std::string_view::npos && us + 1 < n.size() &&
+        n.find_first_not_of("0123456789", us + 1) == std::string_view::npos)
+      n = n.substr(0, us);
+    return std::string(n);
+  }
+  return std::string(parse_frame_name(t.names.view(r.location)).function);
+}
 
 }  // namespace
 
@@ -43,12 +61,24 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
         "  with record_function(\"backward\"):\n      loss.backward()\n"
         "  with record_function(\"optimizer\"):\n      optimizer.step(); optimizer.zero_grad()"};
   } else {
-    std::vector<const BlockRow*> places;
-    for (const BlockRow& r : b.rows) {
+    std::vector<uint8_t> candidate(b.rows.size(), 0), covered(b.rows.size(), 0);
+    for (size_t i = 0; i < b.rows.size(); ++i) {
+      const BlockRow& r = b.rows[i];
       if (r.location == kNoName || (r.kind == BlockKind::Module && !r.user_code)) continue;
       const double s = std::max(share(r.cpu_total_ns, b.basis_cpu_ns), share(r.gpu_ns, b.basis_gpu_ns));
-      if (s >= kMinPlaceShare && s < kMaxPlaceShare) places.push_back(&r);
+      candidate[i] = s >= kMinPlaceShare && s < kMaxPlaceShare;
     }
+    for (size_t i = 0; i < b.rows.size(); ++i) {  // candidates with a candidate below holding half of them
+      if (!candidate[i]) continue;
+      const BlockRow& inner = b.rows[i];
+      for (uint32_t p = inner.parent; p != UINT32_MAX; p = b.rows[p].parent)
+        if (candidate[p] && (share(inner.cpu_total_ns, b.rows[p].cpu_total_ns) >= kInnerPlaceShare ||
+                             share(inner.gpu_ns, b.rows[p].gpu_ns) >= kInnerPlaceShare))
+          covered[p] = 1;
+    }
+    std::vector<const BlockRow*> places;
+    for (size_t i = 0; i < b.rows.size(); ++i)
+      if (candidate[i] && !covered[i]) places.push_back(&b.rows[i]);
     if (places.empty()) return;
     auto weight = [&](const BlockRow* r) {
       return std::max(share(r->cpu_total_ns, b.basis_cpu_ns), share(r->gpu_ns, b.basis_gpu_ns));
@@ -65,10 +95,10 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
       const std::string location = frame_location(t.names.view(r->location));
       x.detail += fmt::format("\n  - {} at {}: {:.0f} % of the CPU time, {:.0f} % of the GPU time", t.names.view(r->name),
                               location, share(r->cpu_total_ns, b.basis_cpu_ns) * 100, share(r->gpu_ns, b.basis_gpu_ns) * 100);
+      const std::string label = block_label(t, *r);
       x.try_next.push_back(fmt::format("At {}: with torch.profiler.record_function(\"{}\"): around the call, or "
                                        "decorate the function with @torch.profiler.record_function(\"{}\")",
-                                       location, parse_frame_name(t.names.view(r->location)).function,
-                                       parse_frame_name(t.names.view(r->location)).function));
+                                       location, label, label));
       if (r->longest_call != kNoEvent) x.events.push_back({r->longest_call, "a place for record_function"});
     }
     x.evidence.push_back(count("places", places.size()));
