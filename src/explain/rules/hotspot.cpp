@@ -41,18 +41,35 @@ bool gpu_sets_the_pace(const BlockFacts& b) { return b.basis_gpu_ns > 0 && b.bas
 
 bool is_users(const BlockRow& r) { return r.kind != BlockKind::Module || r.user_code; }
 
+// Children lists of a forest given by parent indices (UINT32_MAX: a root, listed under `size`):
+// first child and next sibling, so that a descent visits each row once however deep the tree.
+struct Children {
+  std::vector<uint32_t> first, next;
+  template <typename Parent>
+  Children(size_t size, Parent parent_of) : first(size + 1, UINT32_MAX), next(size, UINT32_MAX) {
+    for (size_t i = size; i-- > 0;) {
+      const uint32_t p = parent_of(i);
+      if (p == kSkip) continue;
+      const size_t slot = p == UINT32_MAX ? size : p;
+      next[i] = first[slot];
+      first[slot] = static_cast<uint32_t>(i);
+    }
+  }
+  static constexpr uint32_t kSkip = UINT32_MAX - 1;  // a row outside the forest
+};
+
 // The innermost user block on the descent, or UINT32_MAX.
 uint32_t find_hotspot(const BlockFacts& b) {
   const bool by_gpu = gpu_sets_the_pace(b);
   auto time = [&](const BlockRow& r) { return by_gpu ? r.gpu_ns : r.cpu_total_ns; };
-  uint32_t at = UINT32_MAX, hotspot = UINT32_MAX;
+  const Children children(b.rows.size(), [&](size_t i) { return b.rows[i].parent; });
+  uint32_t at = static_cast<uint32_t>(b.rows.size()), hotspot = UINT32_MAX;  // at: the top
   int64_t parent_ns = by_gpu ? b.basis_gpu_ns : b.basis_cpu_ns;
   for (;;) {
     uint32_t best = UINT32_MAX;  // children that hold most of the parent: at most one, but ties at exactly half
-    for (uint32_t i = 0; i < b.rows.size(); ++i) {
-      const BlockRow& r = b.rows[i];
-      if (r.parent != at || share(time(r), parent_ns) < kMostOfParent) continue;
-      if (best == UINT32_MAX || time(r) > time(b.rows[best])) best = i;
+    for (uint32_t i = children.first[at]; i != UINT32_MAX; i = children.next[i]) {
+      if (share(time(b.rows[i]), parent_ns) < kMostOfParent) continue;
+      if (best == UINT32_MAX || time(b.rows[i]) > time(b.rows[best])) best = i;
     }
     if (best == UINT32_MAX) return hotspot;
     at = best;
@@ -65,19 +82,20 @@ uint32_t find_hotspot(const BlockFacts& b) {
 // own time (less the blocks it calls) still holds most of the block's CPU time, preferring a frame
 // with a file:line to the builtin inside it; UINT32_MAX when none does.
 uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
-  auto own = [&](uint32_t i) { return b.library_frames[i].cpu_total_ns - b.library_frames[i].block_ns; };
-  uint32_t at = UINT32_MAX, found = UINT32_MAX, found_located = UINT32_MAX;
+  const std::vector<LibraryFrameRow>& frames = b.library_frames;
+  auto own = [&](uint32_t i) { return frames[i].cpu_total_ns - frames[i].block_ns; };
+  const Children children(frames.size(), [&](size_t i) { return frames[i].block == block ? frames[i].parent : Children::kSkip; });
+  uint32_t at = static_cast<uint32_t>(frames.size()), found = UINT32_MAX, found_located = UINT32_MAX;
   const int64_t block_ns = b.rows[block].cpu_total_ns;
   for (;;) {
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < b.library_frames.size(); ++i) {
-      const LibraryFrameRow& f = b.library_frames[i];
-      if (f.block != block || f.parent != at || share(own(i), block_ns) < kMostOfParent) continue;
+    for (uint32_t i = children.first[at]; i != UINT32_MAX; i = children.next[i]) {
+      if (share(own(i), block_ns) < kMostOfParent) continue;
       if (best == UINT32_MAX || own(i) > own(best)) best = i;
     }
     if (best == UINT32_MAX) return found_located != UINT32_MAX ? found_located : found;
     found = at = best;
-    if (parse_frame_name(t.names.view(b.library_frames[at].name)).ok) found_located = at;
+    if (parse_frame_name(t.names.view(frames[at].name)).ok) found_located = at;
   }
 }
 

@@ -68,13 +68,19 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
       const double s = std::max(share(r.cpu_total_ns, b.basis_cpu_ns), share(r.gpu_ns, b.basis_gpu_ns));
       candidate[i] = s >= kMinPlaceShare && s < kMaxPlaceShare;
     }
-    for (size_t i = 0; i < b.rows.size(); ++i) {  // candidates with a candidate below holding half of them
-      if (!candidate[i]) continue;
-      const BlockRow& inner = b.rows[i];
-      for (uint32_t p = inner.parent; p != UINT32_MAX; p = b.rows[p].parent)
-        if (candidate[p] && (share(inner.cpu_total_ns, b.rows[p].cpu_total_ns) >= kInnerPlaceShare ||
-                             share(inner.gpu_ns, b.rows[p].gpu_ns) >= kInnerPlaceShare))
-          covered[p] = 1;
+    // Per row, the largest CPU and GPU time of a candidate below it: rows come parents first, so
+    // one backward pass carries them up (linear however deep the tree).
+    std::vector<int64_t> below_cpu(b.rows.size(), 0), below_gpu(b.rows.size(), 0);
+    for (size_t i = b.rows.size(); i-- > 0;) {
+      const BlockRow& r = b.rows[i];
+      if (candidate[i] &&
+          (share(below_cpu[i], r.cpu_total_ns) >= kInnerPlaceShare || share(below_gpu[i], r.gpu_ns) >= kInnerPlaceShare))
+        covered[i] = 1;
+      if (r.parent == UINT32_MAX) continue;
+      const int64_t cpu = std::max(below_cpu[i], candidate[i] ? r.cpu_total_ns : 0);
+      const int64_t gpu = std::max(below_gpu[i], candidate[i] ? r.gpu_ns : 0);
+      below_cpu[r.parent] = std::max(below_cpu[r.parent], cpu);
+      below_gpu[r.parent] = std::max(below_gpu[r.parent], gpu);
     }
     std::vector<const BlockRow*> places;
     for (size_t i = 0; i < b.rows.size(); ++i)
