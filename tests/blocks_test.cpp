@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "analysis/code_origin.hpp"
+#include "loader_test_util.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -109,6 +110,38 @@ TEST(Blocks, PlainTraceGetsTheRecipe) {
   EXPECT_EQ(evidence(*n, "python_frames"), 0);
   EXPECT_TRUE(std::any_of(n->try_next.begin(), n->try_next.end(),
                           [](const std::string& s) { return s.find("with_stack=True, with_modules=True") != std::string::npos; }));
+}
+
+// loss.backward() inside record_function("backward") on the main thread: autograd's thread launches
+// the kernels. One launch inside a backward op (it carries "Fwd thread id"), one from the same
+// thread outside any (credited because the block is open), one after the block closed (not).
+TEST(Blocks, OtherThreadsLaunchesGoToTheMainThreadsOpenBlock) {
+  testing::TempDir dir;
+  const std::string launch = R"("cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "dur": 5)";
+  const std::string kernel = R"("ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 10)";
+  const auto e = testing::explain_file(dir.write("bw.json", testing::trace_json({
+      R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000})",
+      R"({"ph": "X", "cat": "user_annotation", "name": "backward", "pid": 1, "tid": 1, "ts": 100, "dur": 200})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0", "pid": 1, "tid": 2, )"
+      R"("ts": 110, "dur": 50, "args": {"Sequence number": 4, "Fwd thread id": 1}})",
+      "{\"ph\": \"X\", " + launch + R"(, "ts": 120, "args": {"correlation": 1}})",
+      "{\"ph\": \"X\", " + launch + R"(, "ts": 200, "args": {"correlation": 2}})",
+      "{\"ph\": \"X\", " + launch + R"(, "ts": 400, "args": {"correlation": 3}})",
+      "{" + kernel + R"(, "ts": 130, "args": {"correlation": 1}})",
+      "{" + kernel + R"(, "ts": 210, "args": {"correlation": 2}})",
+      "{" + kernel + R"(, "ts": 410, "args": {"correlation": 3}})",
+  })));
+  ASSERT_EQ(e.trace.backward_ops.size(), 1u);
+  EXPECT_EQ(e.trace.name_of(e.trace.backward_ops[0]), "autograd::engine::evaluate_function: MmBackward0");
+  ASSERT_EQ(e.facts.blocks.rows.size(), 1u);
+  const BlockRow& bw = e.facts.blocks.rows[0];
+  EXPECT_EQ(e.trace.names.view(bw.name), "backward");
+  EXPECT_EQ(bw.kernels, 2u);
+  EXPECT_EQ(bw.launches, 2u);
+  EXPECT_EQ(bw.gpu_ns, 20'000);
+  EXPECT_EQ(bw.other_thread_gpu_ns, 20'000);
+  EXPECT_EQ(bw.attribution, kForwardBackwardLink | kOpenOnMainThread);
+  EXPECT_EQ(e.facts.blocks.basis_gpu_ns, 30'000) << "all three launches are in the step";
 }
 
 }  // namespace
