@@ -55,8 +55,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Tiny GEMM + add, warmed up: the GPU idles while Python and the dispatcher launch.
         Case{"mm_bias_64_fp32", {"overhead_bound"}},
         Case{"mm_bias_64_bf16", {"overhead_bound"}},
-        Case{"mm_bias_64_fp32_noscopes", {"overhead_bound"}},
-        Case{"mlp_bf16", {"overhead_bound"}},
+        Case{"mm_bias_64_fp32_noscopes", {"overhead_bound", "no_annotations"}},
+        Case{"mlp_bf16", {"overhead_bound", "hotspot"}},
         // 4096² fp32 GEMM: ~2.7 ms of GPU per ~2.8 ms step; the CPU waits in the final synchronize
         // and the kernels start long after their launch. The GEMM is an FFMA kernel (fp32 on the
         // CUDA cores, torch's default) at 51 TFLOP/s, where TF32 tensor cores would do ~7× that.
@@ -65,31 +65,31 @@ INSTANTIATE_TEST_SUITE_P(
         // for it still takes over a third of the step.
         Case{"mm_bias_4096_bf16", {"sync_wait", "launch_queue"}},
         // Cold: first step 100–1000× the others, with the profiler's buffer request inside.
-        Case{"mm_bias_64_fp32_cold", {"cold_start", "overhead_bound", "launch_queue", "profiler_artifact"}},
+        Case{"mm_bias_64_fp32_cold", {"cold_start", "overhead_bound", "launch_queue", "profiler_artifact", "hotspot"}},
         Case{"mm_bias_4096_fp32_cold",
-             {"cold_start", "gpu_bound", "sync_wait", "launch_queue", "profiler_artifact", "fp32_matmul"}},
+             {"cold_start", "gpu_bound", "sync_wait", "launch_queue", "profiler_artifact", "fp32_matmul", "hotspot"}},
         Case{"compiled_cold",
              {"cold_start", "compiled_region", "overhead_bound", "launch_queue", "profiler_artifact"}},
-        Case{"mm_bias_64_fp32_compiled", {"overhead_bound", "compiled_region"}},
-        Case{"mm_bias_4096_bf16_compiled", {"compiled_region", "sync_wait"}},
-        Case{"mlp_bf16_compiled", {"overhead_bound", "compiled_region"}},
+        Case{"mm_bias_64_fp32_compiled", {"overhead_bound", "compiled_region", "hotspot"}},
+        Case{"mm_bias_4096_bf16_compiled", {"compiled_region", "sync_wait", "hotspot"}},
+        Case{"mlp_bf16_compiled", {"overhead_bound", "compiled_region", "hotspot"}},
         // Eight .item() per step plus a pageable upload and download.
-        Case{"item_pageable", {"host_sync_in_loop", "pageable_memcpy", "sync_wait", "launch_queue"}},
+        Case{"item_pageable", {"host_sync_in_loop", "pageable_memcpy", "sync_wait", "launch_queue", "hotspot"}},
         // addmm with a full (n, n) input copies it into the output before the GEMM; the 1024² fp32
         // GEMM itself (~56 µs, compute-bound, most of the GPU's time) runs on the CUDA cores.
-        Case{"addmm_full_bias", {"overhead_bound", "hidden_copy", "fp32_matmul"}},
+        Case{"addmm_full_bias", {"overhead_bound", "hidden_copy", "fp32_matmul", "no_annotations"}},
         // Every third step a side-stream GEMM competes with the same main GEMM.
         Case{"kernel_contention", {"kernel_variance", "sync_wait", "launch_queue"}},
         // The diff workloads' first recordings. Compiled tiny GEMM and MLP (also with CUDA graphs):
         // still overhead-bound, plus the compiled regions' own cost.
-        Case{"mm_bias_64_bf16_compiled", {"overhead_bound", "compiled_region"}},
-        Case{"mlp_bf16_reduce_overhead", {"overhead_bound", "compiled_region"}},
+        Case{"mm_bias_64_bf16_compiled", {"overhead_bound", "compiled_region", "hotspot"}},
+        Case{"mlp_bf16_reduce_overhead", {"overhead_bound", "compiled_region", "hotspot"}},
         // Compiled 4096² fp32: the same FFMA GEMM as eager, GPU-bound.
         Case{"mm_bias_4096_fp32_compiled", {"fp32_matmul", "gpu_bound", "sync_wait", "compiled_region"}},
         // Six eager elementwise kernels over 256 MB each step: unfused, and the CPU waits for them.
         Case{"pointwise_chain", {"unfused_elementwise", "sync_wait", "launch_queue"}},
         // Fused into one Triton kernel: the step is now short enough to be overhead-bound.
-        Case{"pointwise_chain_compiled", {"overhead_bound", "compiled_region", "sync_wait"}}),
+        Case{"pointwise_chain_compiled", {"overhead_bound", "compiled_region", "sync_wait", "hotspot"}}),
     [](const auto& info) { return std::string(info.param.fixture); });
 
 // Numbers behind findings, checked against counts taken by hand from the traces and torch's

@@ -29,6 +29,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.profiler = profiler_overhead(trace);
   f.roofline = roofline(trace, f.kernels, options.measured);
   f.comm = communication(trace, f.steps);
+  f.blocks = code_blocks(trace, f.steps, f.window, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event],
+                         f.cpu_category);
   return f;
 }
 

@@ -211,6 +211,61 @@ struct CommFacts {
 };
 // A collective's bus bandwidth (nccl-tests' busBw) in bytes/s; 0 when its size or group is unknown.
 double bus_bytes_per_s(const CollectiveCall& c, int64_t dur_ns);
+// ---- blocks: the user's code as a tree (blocks.cpp) ----
+enum class BlockKind : uint8_t {
+  Annotation,  // record_function (user_annotation; a 2021 trace's block filed as an op)
+  Module,      // nn.Module: X_n (with_modules)
+  Function,    // a Python frame of the user's own code (with_stack): "model.py(42): forward"
+};
+std::string_view to_string(BlockKind k);  // "annotation", "module", "function"
+
+// How GPU work launched on other threads came to be credited to a block (bits).
+enum BlockAttribution : uint8_t {
+  kOwnThread = 0,
+  kForwardBackwardLink = 1,  // autograd's backward ops ("Fwd thread id"): run for the main thread's block open then
+  kOpenOnMainThread = 2,     // launched by a helper thread, no link: the main thread's block open at the launch
+};
+
+struct BlockRow {
+  NameId name = kNoName;       // the event's name as written (searchable in the trace)
+  BlockKind kind = BlockKind::Function;
+  // The Python frame "file(line): func" that locates the block: a function's own frame, a
+  // module's forward frame (kNoName without with_stack, and for annotations).
+  NameId location = kNoName;
+  bool user_code = true;       // false: a module whose forward is library code (torch.nn.Linear)
+  uint32_t parent = UINT32_MAX;  // index into BlockFacts::rows; UINT32_MAX at the top
+  uint32_t depth = 0;
+  uint64_t calls = 0;
+  int64_t cpu_total_ns = 0;    // sum of the calls' durations
+  int64_t self_cpu_ns = 0;     // cpu_total_ns less the child blocks' (library frames and ops stay here)
+  int64_t gpu_ns = 0;          // GPU work (kernels, copies, memsets) launched beneath it, every thread credited
+  int64_t other_thread_gpu_ns = 0;  // the part of gpu_ns launched on other threads on its behalf
+  uint64_t kernels = 0, launches = 0;
+  CpuBreakdown cpu_breakdown{};  // self time of the events beneath it by Facts::cpu_category
+  EventId longest_call = kNoEvent;
+  EventId longest_kernel = kNoEvent;
+  uint8_t attribution = kOwnThread;  // BlockAttribution bits
+};
+
+// A library frame folded into a block (not a block of its own), kept so a block's own time can be
+// traced into the library code it spends it in (the hotspot's "most of it in …").
+struct LibraryFrameRow {
+  NameId name = kNoName;
+  uint32_t block = UINT32_MAX;   // the block row it is folded into
+  uint32_t parent = UINT32_MAX;  // the library frame around it under the same block; UINT32_MAX: directly under the block
+  uint64_t calls = 0;
+  int64_t cpu_total_ns = 0;
+  int64_t block_ns = 0;  // the part of cpu_total_ns in blocks it calls (a vLLM runner calling the model)
+};
+
+struct BlockFacts {
+  std::vector<BlockRow> rows;  // depth first, parents before children, heavier siblings first
+  std::vector<LibraryFrameRow> library_frames;  // parents before children
+  // What the blocks are measured against: the steps (their summed duration, and the GPU work
+  // launched in them from any thread), or a stepless trace's whole window.
+  int64_t basis_cpu_ns = 0, basis_gpu_ns = 0;
+  uint64_t annotation_events = 0, module_events = 0, python_frames = 0;
+};
 
 struct Facts {
   std::vector<StepFacts> steps;
@@ -232,6 +287,7 @@ struct Facts {
   std::vector<CpuCategory> cpu_category;  // per event: where its self time counts (Other off the steps' threads)
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
   CommFacts comm;
+  BlockFacts blocks;        // the user's code as a tree: record_function, nn.Module, Python frames
 };
 
 // Runs every analysis pass in order.

@@ -40,6 +40,11 @@ CompileFacts compile_regions(const Trace& trace);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
 // NCCL/RCCL kernels with their collectives' parameters and the link's peak (comm.cpp).
 CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps);
+// The user's code as a tree of blocks, credited from the per-event CPU categories (blocks.cpp).
+// Measured within the steps (a stepless trace: its whole window); `main_thread` is the thread whose
+// open blocks are credited with other threads' launches.
+BlockFacts code_blocks(const Trace& trace, const std::vector<StepFacts>& steps, const StepFacts& window,
+                       TrackId main_thread, const std::vector<CpuCategory>& cpu_category);
 // roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).
 
 }  // namespace whyslow

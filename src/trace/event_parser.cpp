@@ -255,6 +255,7 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
         else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, key, names, scratch);
         else if (key == "In msg nelems") e.comm.in_nelems = int_arg(v, key, -1);
+        else if (key == "Fwd thread id") e.forward_linked = true;
         break;
       case 14:
         if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, key, names, scratch);

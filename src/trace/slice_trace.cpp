@@ -1,5 +1,7 @@
 #include "trace/slice_trace.hpp"
 
+#include <algorithm>
+
 #include "trace/trace_builder.hpp"
 
 namespace whyslow {
@@ -33,6 +35,7 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
     p.has_ts = p.has_dur = true;
     p.correlation = t.correlation[e];
     p.external_id = t.external_id[e];
+    p.forward_linked = std::binary_search(t.backward_ops.begin(), t.backward_ops.end(), e);
     if (t.detail[e] != UINT32_MAX) {
       if (is_gpu_activity(k)) {
         p.gpu = t.gpu_detail[t.detail[e]];

@@ -134,6 +134,10 @@ struct Trace {
   std::vector<OpShapes> op_shapes;
   std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
   std::vector<CommArgs> comm_args;   // record_param_comms ops with parameters, ascending by event
+  // Autograd's backward ops (args "Fwd thread id", with the "Sequence number" that torch's
+  // `fwdbwd` flows are drawn from): work run on the engine's thread for another thread's forward.
+  // Ascending; sparse, so no per-event column.
+  std::vector<EventId> backward_ops;
 
   std::vector<Track> tracks;
   std::vector<DeviceInfo> devices;

@@ -171,6 +171,7 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
     t.comm_args.push_back(e.comm);
     t.comm_args.back().event = static_cast<EventId>(t.size() - 1);
   }
+  if (e.forward_linked) t.backward_ops.push_back(static_cast<EventId>(t.size() - 1));
 }
 
 void TraceBuilder::add_metadata(const ParsedEvent& e) {

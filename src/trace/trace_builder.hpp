@@ -30,6 +30,7 @@ struct ParsedEvent {
   NameId sync_kind = kNoName;
   CommArgs comm;  // record_param_comms parameters (event unset: the builder fills it)
   NameId meta_value = kNoName;  // ph "M": args.name / args.labels
+  bool forward_linked = false;  // args["Fwd thread id"]: an autograd op run for another thread's forward
   void reset() { *this = ParsedEvent{}; }
 };
 

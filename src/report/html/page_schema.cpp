@@ -42,6 +42,11 @@ std::string page_schema_script() {
   WHYSLOW_GPU_DETAIL_FIELDS(WHYSLOW_X)
 #undef WHYSLOW_X
   w.end_object();
+  w.key("BLOCK").begin_object();
+#define WHYSLOW_X(cpp, js) w.key(#js).integer(static_cast<int64_t>(BlockField::cpp));
+  WHYSLOW_BLOCK_FIELDS(WHYSLOW_X)
+#undef WHYSLOW_X
+  w.end_object();
   w.key("KERNEL_CLASSES").begin_array();
   for (int c = 0; c < kDrawClassCount; ++c)
     if (is_kernel_class(static_cast<DrawClass>(c))) w.string(draw_class_key(static_cast<DrawClass>(c)));

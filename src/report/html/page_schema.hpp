@@ -88,6 +88,30 @@ enum class GpuDetailField : uint8_t {
   Count
 };
 
+// A block of the user's code, D.blocks.rows[i] (html/blocks.cpp): rows depth first, a parent
+// before its children.
+#define WHYSLOW_BLOCK_FIELDS(X)                                                   \
+  X(Name, NAME)          /* string: the event's name */                         \
+  X(Kind, KIND)          /* "annotation", "module", "function" */               \
+  X(Location, LOCATION)  /* "file:line" or "" */                                \
+  X(Parent, PARENT)      /* index of the parent row, -1 at the top */           \
+  X(Depth, DEPTH)                                                               \
+  X(Calls, CALLS)                                                               \
+  X(Cpu, CPU)            /* ns, all calls */                                    \
+  X(Gpu, GPU)            /* ns of GPU work launched beneath it, all calls */    \
+  X(Kernels, KERNELS)                                                           \
+  X(Launches, LAUNCHES)                                                         \
+  X(Start, START)        /* its longest call: ns from the window's start */     \
+  X(Duration, DURATION)  /* … and its duration, ns */
+enum class BlockField : uint8_t {
+#define WHYSLOW_X(cpp, js) cpp,
+  WHYSLOW_BLOCK_FIELDS(WHYSLOW_X)
+#undef WHYSLOW_X
+  Count
+};
+static_assert(static_cast<int>(BlockField::Name) == 0 && static_cast<int>(BlockField::Location) == 2,
+              "the writer puts the three strings first, the numbers after");
+
 template <typename Field>
 constexpr size_t at(Field f) { return static_cast<size_t>(f); }
 

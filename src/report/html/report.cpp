@@ -10,6 +10,7 @@
 #include "analysis/steady_steps.hpp"
 #include "report/json/json_report.hpp"
 #include "report/html/assets.hpp"
+#include "report/html/blocks.hpp"
 #include "report/html/findings.hpp"
 #include "report/html/page_schema.hpp"
 #include "report/html/roofline.hpp"
@@ -32,7 +33,7 @@ namespace {
 // (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
 constexpr std::string_view kScripts[] = {
     "util.js",           "timeline_model.js", "timeline_viewport.js", "timeline_draw.js", "timeline_hit.js",
-    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "page.js",
+    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "blocks.js", "page.js",
     "diff.js",           "start.js"};
 
 std::string escape_html(std::string_view s) {
@@ -86,6 +87,7 @@ void write_trace(CompactJson& w, const Trace& t, const Facts& f, const std::vect
                  const Selection& selection) {
   write_summary(w, t, f, selection);
   write_roofline(w, t, f);
+  write_blocks(w, t, f);
   const TimelineIndex index = write_timeline(w, t, f, selection);
   write_findings(w, t, f, findings, index);
 }

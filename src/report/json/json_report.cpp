@@ -1,6 +1,7 @@
 // `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
 #include "report/json/comm_json.hpp"
+#include "analysis/code_origin.hpp"
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
@@ -146,6 +147,47 @@ void write_annotations(JsonWriter& w, const Facts& facts) {
   w.end_array();
 }
 
+std::string_view attribution_name(uint8_t a) {
+  switch (a) {
+    case kOwnThread: return "own_thread";
+    case kForwardBackwardLink: return "fwd_bwd_link";
+    case kOpenOnMainThread: return "open_block";
+    default: return "fwd_bwd_link+open_block";
+  }
+}
+
+void write_blocks(JsonWriter& w, const Trace& trace, const Facts& facts) {
+  const BlockFacts& b = facts.blocks;
+  w.key("blocks_basis").begin_object(Layout::Inline);
+  w.key("cpu_us").microseconds(b.basis_cpu_ns).key("gpu_us").microseconds(b.basis_gpu_ns);
+  w.end_object();
+  w.key("blocks").begin_array();
+  for (size_t i = 0; i < b.rows.size(); ++i) {
+    const BlockRow& r = b.rows[i];
+    w.begin_object(Layout::Inline);
+    w.key("id").unsigned_integer(i);
+    w.key("name").string(trace.names.view(r.name));
+    w.key("kind").string(to_string(r.kind));
+    const std::string location = r.location == kNoName ? std::string() : frame_location(trace.names.view(r.location));
+    w.key("location");
+    location.empty() ? w.null() : w.string(location);
+    w.key("user_code").boolean(r.user_code);
+    w.key("parent");
+    r.parent == UINT32_MAX ? w.null() : w.unsigned_integer(r.parent);
+    w.key("depth").unsigned_integer(r.depth);
+    w.key("calls").unsigned_integer(r.calls);
+    w.key("cpu_total_us").microseconds(r.cpu_total_ns);
+    w.key("self_cpu_us").microseconds(r.self_cpu_ns);
+    w.key("gpu_us").microseconds(r.gpu_ns);
+    w.key("other_thread_gpu_us").microseconds(r.other_thread_gpu_ns);
+    w.key("kernels").unsigned_integer(r.kernels);
+    w.key("launches").unsigned_integer(r.launches);
+    w.key("attribution").string(attribution_name(r.attribution));
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const std::vector<Finding>& findings) {
   w.key("findings").begin_array();
   for (const Finding& f : findings) {
@@ -196,6 +238,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_kernels(w, trace, facts);
   write_ops(w, facts);
   write_annotations(w, facts);
+  write_blocks(w, trace, facts);
   write_findings(w, trace, facts, findings);
   report::write_ceilings(w, facts);
   report::write_collectives(w, trace, facts);

@@ -207,6 +207,7 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   out += roofline_table(trace, facts, options.max_rows) + '\n';
   out += ops_table(facts, options.max_rows) + '\n';
   out += annotations_table(facts, options.max_rows);
+  if (const std::string blocks = blocks_table(trace, facts, options.max_rows); !blocks.empty()) out += '\n' + blocks;
   return out;
 }
 

@@ -21,6 +21,8 @@ std::string cpu_time_table(const Trace& trace, const Facts& facts);
 std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows);
 std::string ops_table(const Facts& facts, size_t max_rows);
 std::string annotations_table(const Facts& facts, size_t max_rows);
+// The user's code as a tree (record_function, nn.Module, Python frames): blocks_table.cpp.
+std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows);
 // Roofline per kernel and shape group, with the ceilings used (roofline_table.cpp).
 std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows);
 

@@ -159,6 +159,7 @@ function renderReport(D, t0) {
   renderLegend(D, [model], document.getElementById("legend"));
   renderCoverage(D);
   renderCharts(D, timeline);
+  renderBlocks(D, timeline);
   const go = (hash, scroll) => {
     if (applyHash(D, timeline, hash) && scroll) document.getElementById("timeline-section").scrollIntoView({ block: "start" });
   };

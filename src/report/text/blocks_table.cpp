@@ -1,0 +1,56 @@
+// The blocks table: the user's code as an indented tree, the rows that matter only.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/code_origin.hpp"
+#include "common/units.hpp"
+#include "report/format.hpp"
+#include "report/text/tables.hpp"
+#include "report/text/text_table.hpp"
+
+namespace whyslow::report {
+namespace {
+
+// A block under this share of both the steps' CPU and GPU time is left out of the text table
+// (the JSON has every row): the table is for finding where the time went, and twenty rows of
+// 1 % blocks hide the three that hold it.
+constexpr double kMinShownShare = 0.05;
+// Indentation per tree level; deeper levels are capped so names keep their room.
+constexpr size_t kIndentPerLevel = 2, kMaxIndentLevels = 8;
+
+double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0.0; }
+
+std::string per_call(uint64_t n, uint64_t calls) {
+  return calls == 0 ? "-" : format_number(static_cast<double>(n) / static_cast<double>(calls));
+}
+
+}  // namespace
+
+std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows) {
+  const BlockFacts& b = facts.blocks;
+  if (b.rows.empty()) return {};
+  TextTable t({{"block", Align::Left}, {"kind", Align::Left}, {"calls"}, {"CPU total"}, {"self CPU"}, {"GPU"},
+               {"kernels/call"}, {"launches/call"}, {"location", Align::Left}});
+  size_t shown = 0;
+  for (const BlockRow& r : b.rows) {
+    if (std::max(share(r.cpu_total_ns, b.basis_cpu_ns), share(r.gpu_ns, b.basis_gpu_ns)) < kMinShownShare) continue;
+    const size_t indent = kIndentPerLevel * std::min<size_t>(r.depth, kMaxIndentLevels);
+    std::string name = std::string(indent, ' ') + shorten(trace.names.view(r.name), kNameWidth - indent);
+    if (r.other_thread_gpu_ns > 0) name += " *";
+    t.add_row({std::move(name), std::string(to_string(r.kind)), format_count(r.calls), human_duration(r.cpu_total_ns),
+               human_duration(r.self_cpu_ns), r.gpu_ns == 0 ? "-" : human_duration(r.gpu_ns),
+               per_call(r.kernels, r.calls), per_call(r.launches, r.calls),
+               r.location == kNoName ? "-" : frame_location(trace.names.view(r.location))});
+    ++shown;
+  }
+  const bool other_threads = std::any_of(b.rows.begin(), b.rows.end(), [](const BlockRow& r) { return r.other_thread_gpu_ns > 0; });
+  return fmt::format("Blocks of your code ({} of {} shown: ≥ {:.0f} % of the steps' {} CPU or {} GPU time; all in --json)\n",
+                     shown, b.rows.size(), kMinShownShare * 100, human_duration(b.basis_cpu_ns),
+                     human_duration(b.basis_gpu_ns)) +
+         t.render(max_rows) +
+         (other_threads ? "  * includes GPU work launched on other threads while the block ran (autograd's backward)\n"
+                        : "");
+}
+
+}  // namespace whyslow::report
