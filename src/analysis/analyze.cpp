@@ -28,6 +28,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.compile = compile_regions(trace);
   f.profiler = profiler_overhead(trace);
   f.roofline = roofline(trace, f.kernels, options.measured);
+  f.loops = find_loops(trace, f.steps);
+  f.eager_attention = eager_attention(trace, f.roofline);
   return f;
 }
 

@@ -178,6 +178,42 @@ struct ProfilerOverheadFacts {
   std::vector<EventId> events;
 };
 
+// ---- loops inside a step (loops.cpp): a step whose top-level work repeats, split into iterations ----
+struct LoopFacts {
+  size_t step = 0;              // index into Facts::steps
+  EventId block = kNoEvent;     // whose children repeat: the step, or the one event filling it
+  NameId marker = kNoName;      // the top-level event name that opens every iteration
+  uint32_t period = 0;          // top-level events per iteration (the median of iterations 2..N)
+  std::vector<StepFacts> iterations;  // measured like steps (start, end, cpu, sync wait, GPU busy, …)
+  // Iteration 1 may differ (a generate()'s prefill); the medians are over iterations 2..N.
+  int64_t median_ns = 0, cpu_median_ns = 0, gpu_median_ns = 0;
+  // Tokens from the shapes, 0 when they do not say: the first aten::embedding's indices [B, S] in
+  // iteration 1 give its B·S tokens; in the later iterations their own embedding, else one token
+  // per sequence (B) each (a decode pass whose embedding runs inside a compiled region or a graph).
+  int64_t first_tokens = 0, tokens_per_iteration = 0;
+};
+// Tokens per second of the iterations after the first: tokens_per_iteration / median (0: unknown).
+inline double tokens_per_s(const LoopFacts& l) {
+  if (l.tokens_per_iteration <= 0 || l.median_ns <= 0) return 0;
+  return static_cast<double>(l.tokens_per_iteration) * 1e9 / static_cast<double>(l.median_ns);
+}
+
+// ---- eager attention (eager_attention.cpp): matmul → softmax → matmul over the same scores ----
+struct EagerAttention {
+  EventId qk = kNoEvent, softmax = kNoEvent, pv = kNoEvent;  // the ops of the first call
+  std::vector<int64_t> scores_dims;  // as the softmax saw them: [B, H, Tq, Tk]
+  Precision precision = Precision::Other;  // of Q
+  uint64_t calls = 0;
+  int64_t gpu_ns = 0;     // all calls: the kernels launched from the start of Q·Kᵀ to the end of P·V
+  uint64_t kernels = 0;
+  double scores_bytes = 0;  // one call's scores tensor
+  double flops = 0;         // one call's two GEMMs: 2·N·Tq·Tk·(Dqk + Dv)
+  double fused_bytes = 0;   // one call's Q, K, V read and output written: all a fused kernel must move
+  // One call of a fused kernel at the roofline: max(flops / matrix peak, fused_bytes / bandwidth),
+  // on the datasheet of the trace's GPU; 0 when it is not in the table.
+  int64_t fused_floor_ns = 0;
+};
+
 struct Facts {
   std::vector<StepFacts> steps;
   std::vector<OpRow> ops;
@@ -197,6 +233,8 @@ struct Facts {
   TrackId window_thread = UINT32_MAX;  // the main thread whose CPU time `window` breaks down
   std::vector<CpuCategory> cpu_category;  // per event: where its self time counts (Other off the steps' threads)
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
+  std::vector<LoopFacts> loops;  // at most one per step, in step order
+  std::vector<EagerAttention> eager_attention;  // by scores shape, largest GPU time first
 };
 
 // Runs every analysis pass in order.
