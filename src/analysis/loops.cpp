@@ -16,13 +16,13 @@
 // 3. Iteration k spans from the k-th occurrence to the next; the last from the last occurrence
 //    over at most p events (what follows is the step's epilogue), kept only when it holds at least
 //    p/2 events (else it is a partial iteration: the marker also ran after the loop).
-// 4. At least kMinMatchingShare of iterations 2..N must repeat exactly the same sequence of names
+// 4. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
 //    (a name that happens to be evenly spaced in work that does not repeat is not a loop).
 // 5. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
 //    earliest start). Covering the most events is what makes iteration 1 start where the loop's
 //    work starts: every marker of the same loop has the same period, and the one opening the
 //    iteration earliest covers the most.
-// 6. The loop is kept when it covers ≥ kMinLoopShare of the step's time.
+// 6. The loop is kept when it covers ≥ kMinLoopShare of the step's time and of its top-level events.
 //
 // Cost: linear in the step's events on its thread (positions are grouped by name in one pass, each
 // candidate's gaps are its own positions, and sequence comparisons hash each iteration once).
@@ -45,11 +45,15 @@ constexpr double kGapTolerance = 0.10;
 // A wrapper filling 90 % of its parent (a record_function or a Python frame around the whole
 // step) is descended into: the loop is among its children, not the parent's one child.
 constexpr double kSingleChildShare = 0.90;
-// Half of iterations 2..N must repeat one sequence of names exactly: a last iteration that
-// differs, or a rare branch, is allowed; evenly spaced occurrences in unrelated work are not.
+// Half of iterations 2..N, and at least two of them, must repeat one sequence of names exactly: a
+// last iteration that differs, or a rare branch, is allowed; evenly spaced occurrences in work
+// that does not repeat are not (four layers of a model, one of them a different class, are not
+// four iterations of one loop).
 constexpr double kMinMatchingShare = 0.5;
-// A loop under half the step's time does not split the step: the step is something else with a
-// loop inside (a layer loop inside a forward pass that a backward follows).
+constexpr size_t kMinMatching = 2;
+// A loop under half the step's time or half its top-level events does not split the step: the
+// step is something else with a loop inside (a layer loop inside a forward pass that a backward
+// follows, a few small ops repeated next to one long one).
 constexpr double kMinLoopShare = 0.5;
 
 std::vector<EventId> children(const Trace& t, EventId parent) {
@@ -127,7 +131,8 @@ std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const st
   std::unordered_map<uint64_t, size_t> same;
   size_t most = 0;
   for (size_t i = 1; i < it.spans.size(); ++i) most = std::max(most, ++same[hash(it.spans[i])]);
-  if (static_cast<double>(most) < kMinMatchingShare * static_cast<double>(it.spans.size() - 1)) return std::nullopt;
+  if (most < kMinMatching || static_cast<double>(most) < kMinMatchingShare * static_cast<double>(it.spans.size() - 1))
+    return std::nullopt;
   return it;
 }
 
@@ -195,7 +200,9 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
       loop.iterations.push_back(std::move(w));
     }
     const int64_t span = loop.iterations.back().end_ns - loop.iterations.front().start_ns;
-    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(steps[s].end_ns - steps[s].start_ns)) continue;
+    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(steps[s].end_ns - steps[s].start_ns) ||
+        static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
+      continue;
     loops.push_back(std::move(loop));
   }
   for (const LoopFacts& l : loops)
