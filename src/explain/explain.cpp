@@ -58,6 +58,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_low_efficiency(t, f, out);
   rule_fp32_matmul(t, f, out);
   rule_unfused_elementwise(t, f, out);
+  rule_eager_attention(t, f, out);
   for (Finding& x : out) cap_by_cost(x, f);
   for (Finding& x : out) highlight_named_events(t, x);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {

@@ -25,6 +25,7 @@ void rule_profiler_artifact(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_low_efficiency(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_fp32_matmul(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_unfused_elementwise(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_eager_attention(const Trace&, const Facts&, std::vector<Finding>&);
 
 // "each 113 µs step", or "the 96.3 ms profiled (no ProfilerStep annotations)" for a trace without
 // steps, whose whole window stands in for a step.

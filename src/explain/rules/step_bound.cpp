@@ -79,6 +79,46 @@ std::vector<std::string> overhead_advice(CpuCategory top) {
   }
 }
 
+// The median of the loops' median iteration times over the steady steps that hold one.
+int64_t median_loop_ns(const Facts& f, const std::vector<const StepFacts*>& steps) {
+  std::vector<int64_t> v;
+  for (const LoopFacts& l : f.loops)
+    for (const StepFacts* s : steps)
+      if (&f.steps[l.step] == s) v.push_back(l.median_ns);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The loop of the steady steps (loops.cpp), when every one of them is one: the per-step numbers
+// are then sums over its iterations, and the advice is about an iteration (a decode pass).
+const LoopFacts* steps_loop(const Facts& f, const std::vector<const StepFacts*>& steps) {
+  if (f.loops.empty() || f.steps.empty()) return nullptr;
+  const LoopFacts* found = nullptr;
+  for (const StepFacts* s : steps) {
+    const LoopFacts* mine = nullptr;
+    for (const LoopFacts& l : f.loops)
+      if (&f.steps[l.step] == s) mine = &l;
+    if (!mine) return nullptr;
+    if (!found || mine->median_ns == median_loop_ns(f, steps)) found = mine;
+  }
+  return found;
+}
+
+// Per iteration, in words: "each step is a loop of 10 iterations …".
+std::string iteration_words(const LoopFacts& l) {
+  const int64_t idle = std::max<int64_t>(0, l.median_ns - l.gpu_median_ns);
+  return fmt::format(
+      " Each step is a loop of {} iterations (its top-level work repeats{}): the first takes {}, the others a "
+      "median {} each, in which the GPU is busy {} and idle {}: per iteration, as per step, the CPU sets the pace.",
+      l.iterations.size(), l.first_tokens > l.tokens_per_iteration && l.tokens_per_iteration > 0
+                               ? fmt::format("; {} tokens in the first, {} in each of the others: a generate()'s prefill "
+                                             "and decode passes", l.first_tokens, l.tokens_per_iteration)
+                               : "",
+      human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns), human_duration(l.gpu_median_ns),
+      human_duration(idle));
+}
+
 }  // namespace
 
 void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
@@ -104,6 +144,10 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const auto categories = ranked_categories(steps);
   for (const auto& [ns, c] : categories)
     if (c != CpuCategory::SyncWait) x.evidence.push_back(us(std::string(to_string(c)) + "_us", ns));
+  const LoopFacts* loop = steps_loop(f, steps);
+  if (loop)
+    x.evidence.insert(x.evidence.end(), {count("iterations", loop->iterations.size()), us("iteration_us", loop->median_ns),
+                                         us("iteration_gpu_busy_us", loop->gpu_median_ns)});
   if (per_step) {
     const StepFacts* example = steps.front();
     for (const StepFacts* s : steps)
@@ -140,6 +184,13 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
         where.empty() ? "nothing is recorded" : where,
         categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "");
     x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
+    if (loop) {
+      x.detail += iteration_words(*loop);
+      x.try_next.insert(x.try_next.begin(),
+                        "The step repeats one iteration: make each iteration cheaper to launch. For a generate() "
+                        "loop: a static KV cache (cache_implementation=\"static\") with torch.compile replays each "
+                        "decode pass as one CUDA graph; a larger batch gives each launch more work.");
+    }
     x.impact_ns = step - busy;
     x.impact_basis_ns = step;
   } else {
