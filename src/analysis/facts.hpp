@@ -187,9 +187,10 @@ struct LoopFacts {
   std::vector<StepFacts> iterations;  // measured like steps (start, end, cpu, sync wait, GPU busy, …)
   // Iteration 1 may differ (a generate()'s prefill); the medians are over iterations 2..N.
   int64_t median_ns = 0, cpu_median_ns = 0, gpu_median_ns = 0;
-  // Tokens from the shapes, 0 when they do not say: the first aten::embedding's indices [B, S] in
-  // iteration 1 give its B·S tokens; in the later iterations their own embedding, else one token
-  // per sequence (B) each (a decode pass whose embedding runs inside a compiled region or a graph).
+  // Tokens from the shapes, for a prefill → decode loop only, 0 otherwise: the first aten::embedding's
+  // indices [B, S] in iteration 1 give its B·S tokens; iteration 2's own embedding [B, S' < S] its
+  // B·S', or, with no embedding on the host (a decode pass inside a compiled region or a CUDA
+  // graph), one token per sequence: B.
   int64_t first_tokens = 0, tokens_per_iteration = 0;
 };
 // Tokens per second of the iterations after the first: tokens_per_iteration / median (0: unknown).

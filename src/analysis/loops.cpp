@@ -229,9 +229,13 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
     const StepFacts& typical = l.iterations[1];
     const auto prefill = token_shape(t, thread, first.start_ns, first.end_ns);
     const auto decode = token_shape(t, thread, typical.start_ns, typical.end_ns);
-    if (prefill) l.first_tokens = prefill->first * prefill->second;
-    if (decode) l.tokens_per_iteration = decode->first * decode->second;
-    else if (prefill) l.tokens_per_iteration = prefill->first;
+    // Tokens only for the prefill → decode signature: later iterations embed fewer tokens per
+    // sequence than the first, or none on the host (a compiled decode pass). Equal shapes (a
+    // pipeline's batches, a vision model's patch positions) say nothing about tokens.
+    if (prefill && (!decode || (decode->first == prefill->first && decode->second < prefill->second))) {
+      l.first_tokens = prefill->first * prefill->second;
+      l.tokens_per_iteration = decode ? decode->first * decode->second : prefill->first;
+    }
   }
   return loops;
 }

@@ -29,8 +29,8 @@ std::string loops_table(const Trace& trace, const Facts& facts) {
   }
   const LoopFacts& l = facts.loops.front();
   return fmt::format("Loops inside steps: the step's top-level work repeats; each iteration opens with '{}' "
-                     "(under {}). The first iteration (a generate()'s prefill) is apart; the others' medians "
-                     "follow (CPU = minus the time blocked waiting for the GPU)\n",
+                     "(under {}). 'first' is iteration 1 (a generate()'s prefill where its tokens say so), the "
+                     "rest are medians of iterations 2..N (CPU = minus the time blocked waiting for the GPU)\n",
                      trace.names.view(l.marker), trace.name_of(l.block)) +
          t.render(0);
 }
