@@ -186,10 +186,16 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
     x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
     if (loop) {
       x.detail += iteration_words(*loop);
-      x.try_next.insert(x.try_next.begin(),
-                        "The step repeats one iteration: make each iteration cheaper to launch. For a generate() "
-                        "loop: a static KV cache (cache_implementation=\"static\") with torch.compile replays each "
-                        "decode pass as one CUDA graph; a larger batch gives each launch more work.");
+      // A generate() whose decode passes wait on launches (not on data, syncs or the allocator,
+      // which have their own advice above): each pass is one small forward, what a CUDA graph fixes.
+      const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
+      const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch ||
+                               top == CpuCategory::Python || top == CpuCategory::Other;
+      if (loop->first_tokens > 0 && launch_side && f.compile.compiled_regions == 0)
+        x.try_next.insert(x.try_next.begin(),
+                          "Each decode pass is a small forward that waits on its launches: a static KV cache "
+                          "(cache_implementation=\"static\") lets torch.compile replay the whole pass as one CUDA "
+                          "graph; a larger batch gives each launch more work.");
     }
     x.impact_ns = step - busy;
     x.impact_basis_ns = step;
