@@ -12,7 +12,8 @@
 //    between consecutive occurrences) after the first are all within kGapTolerance of their
 //    median, the period p. The first gap is iteration 1, which may differ (a prefill); an
 //    occurrence whose gap to the next is under p/2 is not an iteration of this loop but the
-//    same name in the set-up before it, and is dropped from the front.
+//    same name in the set-up before it, and is dropped from the front (at most
+//    kMaxSetupOccurrences of them).
 // 3. Iteration k spans from the k-th occurrence to the next; the last from the last occurrence
 //    over at most p events (what follows is the step's epilogue), kept only when it holds at least
 //    p/2 events (else it is a partial iteration: the marker also ran after the loop).
@@ -42,6 +43,10 @@ constexpr size_t kMinIterations = 3;
 // Iterations of one loop differ by a few top-level events (the last decode pass of generate()
 // skips a cache update: 78 events instead of 79); 10 % allows that, not different work.
 constexpr double kGapTolerance = 0.10;
+// Set-up work before a loop shares the marker's name a few times at most (generate()'s input
+// checks run one `is_nonzero` before its loop): a name needing more occurrences dropped from the
+// front is no marker. Also what keeps a name's test linear in its occurrences.
+constexpr size_t kMaxSetupOccurrences = 3;
 // A wrapper filling 90 % of its parent (a record_function or a Python frame around the whole
 // step) is descended into: the loop is among its children, not the parent's one child.
 constexpr double kSingleChildShare = 0.90;
@@ -102,12 +107,14 @@ int64_t median(std::vector<int64_t> v) {
 std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const std::vector<uint64_t>& prefix_hash,
                                         const std::vector<uint64_t>& powers, NameId name,
                                         std::vector<uint32_t> pos) {
-  while (pos.size() >= kMinIterations) {
+  for (size_t dropped = 0;; ++dropped) {
+    if (pos.size() < kMinIterations) return std::nullopt;
     std::vector<int64_t> later;
     for (size_t i = 2; i < pos.size(); ++i) later.push_back(pos[i] - pos[i - 1]);
     const int64_t p = median(later);
     if (p <= 0) return std::nullopt;
     if (2 * static_cast<int64_t>(pos[1] - pos[0]) >= p) break;
+    if (dropped == kMaxSetupOccurrences) return std::nullopt;
     pos.erase(pos.begin());  // set-up work that happens to share the marker's name
   }
   if (pos.size() < kMinIterations) return std::nullopt;

@@ -10,7 +10,8 @@ Per step (a ProfilerStep#N on a CPU thread):
   * the block is the step, or, while its longest child lasts >= 90 % of it, that child; the
     top-level events are the block's children (events on its thread it immediately encloses);
   * a marker is a name occurring >= 3 times among them; occurrences are dropped from the front
-    while the gap to the next is under half the (upper) median of the later gaps; the later gaps
+    while the gap to the next is under half the (upper) median of the later gaps (at most 3 of
+    them, else the name is no marker); the later gaps
     must then all lie within max(1, 10 %) of that median p;
   * iteration k runs from occurrence k to occurrence k+1; the last from the last occurrence over
     at most p events, kept when it holds >= p/2 of them; >= 3 iterations;
@@ -59,13 +60,17 @@ def children_of(events_on_thread, block):
 
 def marker_iterations(names, positions):
     pos = list(positions)
-    while len(pos) >= 3:
+    dropped = 0
+    while True:
+        if len(pos) < 3:
+            return None
         p = upper_median([b - a for a, b in zip(pos[1:], pos[2:])])
         if 2 * (pos[1] - pos[0]) >= p:
             break
+        if dropped == 3:
+            return None
         pos.pop(0)
-    if len(pos) < 3:
-        return None
+        dropped += 1
     later = [b - a for a, b in zip(pos[1:], pos[2:])]
     p = upper_median(later)
     slack = max(1.0, 0.1 * p)
