@@ -31,6 +31,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.comm = communication(trace, f.steps);
   f.blocks = code_blocks(trace, f.steps, f.window, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event],
                          f.cpu_category);
+  f.loops = find_loops(trace, f.steps);
+  f.eager_attention = eager_attention(trace, f.roofline);
   return f;
 }
 

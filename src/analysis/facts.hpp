@@ -265,6 +265,41 @@ struct BlockFacts {
   // launched in them from any thread), or a stepless trace's whole window.
   int64_t basis_cpu_ns = 0, basis_gpu_ns = 0;
   uint64_t annotation_events = 0, module_events = 0, python_frames = 0;
+// ---- loops inside a step (loops.cpp): a step whose top-level work repeats, split into iterations ----
+struct LoopFacts {
+  size_t step = 0;              // index into Facts::steps
+  EventId block = kNoEvent;     // whose children repeat: the step, or the one event filling it
+  NameId marker = kNoName;      // the top-level event name that opens every iteration
+  uint32_t period = 0;          // top-level events per iteration (the median of iterations 2..N)
+  std::vector<StepFacts> iterations;  // measured like steps (start, end, cpu, sync wait, GPU busy, …)
+  // Iteration 1 may differ (a generate()'s prefill); the medians are over iterations 2..N.
+  int64_t median_ns = 0, cpu_median_ns = 0, gpu_median_ns = 0;
+  // Tokens from the shapes, for a prefill → decode loop only, 0 otherwise: the first aten::embedding's
+  // indices [B, S] in iteration 1 give its B·S tokens; iteration 2's own embedding [B, S' < S] its
+  // B·S', or, with no embedding on the host (a decode pass inside a compiled region or a CUDA
+  // graph), one token per sequence: B.
+  int64_t first_tokens = 0, tokens_per_iteration = 0;
+};
+// Tokens per second of the iterations after the first: tokens_per_iteration / median (0: unknown).
+inline double tokens_per_s(const LoopFacts& l) {
+  if (l.tokens_per_iteration <= 0 || l.median_ns <= 0) return 0;
+  return static_cast<double>(l.tokens_per_iteration) * 1e9 / static_cast<double>(l.median_ns);
+}
+
+// ---- eager attention (eager_attention.cpp): matmul → softmax → matmul over the same scores ----
+struct EagerAttention {
+  EventId qk = kNoEvent, softmax = kNoEvent, pv = kNoEvent;  // the ops of the first call
+  std::vector<int64_t> scores_dims;  // as the softmax saw them: [B, H, Tq, Tk]
+  Precision precision = Precision::Other;  // of Q
+  uint64_t calls = 0;
+  int64_t gpu_ns = 0;     // all calls: the kernels launched from the start of Q·Kᵀ to the end of P·V
+  uint64_t kernels = 0;
+  double scores_bytes = 0;  // one call's scores tensor
+  double flops = 0;         // one call's two GEMMs: 2·N·Tq·Tk·(Dqk + Dv)
+  double fused_bytes = 0;   // one call's Q, K, V read and output written: all a fused kernel must move
+  // One call of a fused kernel at the roofline: max(flops / matrix peak, fused_bytes / bandwidth),
+  // on the datasheet of the trace's GPU; 0 when it is not in the table.
+  int64_t fused_floor_ns = 0;
 };
 
 struct Facts {
@@ -288,6 +323,8 @@ struct Facts {
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
   CommFacts comm;
   BlockFacts blocks;        // the user's code as a tree: record_function, nn.Module, Python frames
+  std::vector<LoopFacts> loops;  // at most one per step, in step order
+  std::vector<EagerAttention> eager_attention;  // by scores shape, largest GPU time first
 };
 
 // Runs every analysis pass in order.

@@ -14,7 +14,7 @@ using Family = OpModel (*)(std::string_view, const std::vector<OpInput>&);
 
 // Op names (without "aten::") → the family that models them. The families check the argument
 // layout of each name themselves.
-constexpr std::array<std::pair<std::string_view, Family>, 31> kFamilies{{
+constexpr std::array<std::pair<std::string_view, Family>, 40> kFamilies{{
     {"mm", model_matmul}, {"addmm", model_matmul}, {"bmm", model_matmul}, {"baddbmm", model_matmul},
     {"matmul", model_matmul}, {"linear", model_matmul}, {"_scaled_mm", model_matmul},
     {"_int_mm", model_matmul},
@@ -23,7 +23,12 @@ constexpr std::array<std::pair<std::string_view, Family>, 31> kFamilies{{
     {"scaled_dot_product_attention", model_attention}, {"_scaled_dot_product_flash_attention", model_attention},
     {"_scaled_dot_product_efficient_attention", model_attention},
     {"_scaled_dot_product_cudnn_attention", model_attention}, {"_flash_attention_forward", model_attention},
-    {"_efficient_attention_forward", model_attention},
+    {"_efficient_attention_forward", model_attention}, {"_cudnn_attention_forward", model_attention},
+    {"_scaled_dot_product_flash_attention_backward", model_attention},
+    {"_scaled_dot_product_efficient_attention_backward", model_attention},
+    {"_scaled_dot_product_cudnn_attention_backward", model_attention},
+    {"_flash_attention_backward", model_attention}, {"_efficient_attention_backward", model_attention},
+    {"_cudnn_attention_backward", model_attention}, {"cat", model_cat},
     {"sum", model_rowwise}, {"mean", model_rowwise}, {"amax", model_rowwise}, {"amin", model_rowwise},
     {"native_layer_norm", model_rowwise}, {"layer_norm", model_rowwise}, {"_fused_rms_norm", model_rowwise},
     {"rms_norm", model_rowwise}, {"_softmax", model_rowwise}, {"softmax", model_rowwise},
@@ -48,14 +53,20 @@ OpModel model_op(std::string_view op_name, const std::vector<OpInput>& inputs) {
   return no_model(fmt::format("no model for {}", op_name));
 }
 
-const ModelledOp& OpModelCache::of(EventId op) {
+const ModelledOp& OpModelCache::of(EventId op, EventId kernel) {
   const bool shapes = trace_.detail[op] != UINT32_MAX && trace_.kind[op] == EventKind::CpuOp;
   const OpShapes s = shapes ? trace_.op_shapes[trace_.detail[op]] : OpShapes{};
+  // A TensorList's dtype is not recorded: the kernel's name is part of what the model depends on.
+  const bool lists = shapes && trace_.names.view(s.input_type).find("TensorList") != std::string_view::npos;
+  const NameId kernel_name = lists && kernel != kNoEvent ? trace_.name[kernel] : kNoName;
   auto [it, inserted] =
-      cache_.try_emplace({trace_.name[op], s.input_dims, s.input_type, s.input_strides, s.concrete_inputs});
+      cache_.try_emplace({trace_.name[op], s.input_dims, s.input_type, s.input_strides, s.concrete_inputs, kernel_name});
   if (inserted) {
     ModelledOp& m = it->second;
     m.inputs = op_inputs(trace_, op);
+    if (m.inputs && kernel_name != kNoName)
+      for (OpInput& in : *m.inputs)
+        if (in.list) in.list_element_bytes = element_bytes_from_kernel_name(trace_.names.view(kernel_name));
     if (m.inputs) m.model = model_op(trace_.name_of(op), *m.inputs);
     else m.model = no_model(fmt::format("{}: input shapes not recorded (record_shapes=False)", trace_.name_of(op)));
   }

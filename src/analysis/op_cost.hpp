@@ -55,11 +55,12 @@ struct ModelledOp {
 class OpModelCache {
  public:
   explicit OpModelCache(const Trace& trace) : trace_(trace) {}
-  const ModelledOp& of(EventId op);
+  // `kernel`: a kernel the op launched, whose name gives a TensorList's element size (aten::cat).
+  const ModelledOp& of(EventId op, EventId kernel = kNoEvent);
 
  private:
   const Trace& trace_;
-  std::map<std::array<NameId, 5>, ModelledOp> cache_;
+  std::map<std::array<NameId, 6>, ModelledOp> cache_;
 };
 
 // ---- the families, one file each; `name` is the op name without the "aten::" prefix ----
@@ -69,6 +70,7 @@ OpModel model_attention(std::string_view name, const std::vector<OpInput>& in); 
 OpModel model_pointwise(std::string_view name, const std::vector<OpInput>& in);  // op_cost_pointwise.cpp
 OpModel model_rowwise(std::string_view name, const std::vector<OpInput>& in);    // op_cost_rowwise.cpp
 OpModel model_memory(std::string_view name, const std::vector<OpInput>& in);     // op_cost_memory.cpp
+OpModel model_cat(std::string_view name, const std::vector<OpInput>& in);        // op_cost_memory.cpp
 
 // Whether an op is a pointwise (elementwise) op that model_pointwise knows: fusion candidates.
 bool is_pointwise_op(std::string_view op_name);

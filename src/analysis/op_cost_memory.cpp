@@ -7,6 +7,10 @@
 //                                out written; an expanded index (stride 0) counts its stored part
 //   index_select(x, dim, index)  out = x with dims[dim] = numel(index): index read, out read, written
 //   embedding(weight, indices)   out = indices' shape × embedding width: indices read, rows read, out written
+//   cat(tensors, dim)            every input read once, the output (as many elements) written once:
+//                                2 · Σ numel(input) · element size. The profiler writes no dtype for a
+//                                TensorList: the element size is the kernel's (CatArrayBatchedCopy is
+//                                templated on OpaqueType<bytes>); without it, no model.
 // aten::index (x[idx]) has no model: the profiler does not record the index tensors' shapes.
 #include <fmt/core.h>
 
@@ -69,6 +73,21 @@ OpModel model_memory(std::string_view name, const std::vector<OpInput>& in) {
                  fmt::format("aten::embedding: {} rows of {} read and written", in[1].numel(), x.dims[1]));
   }
   return bad();
+}
+
+OpModel model_cat(std::string_view name, const std::vector<OpInput>& in) {
+  if (in.empty() || !in[0].list || in[0].list_dims.empty())
+    return no_model(fmt::format("aten::{} with arguments whyslow does not recognise", name));
+  const OpInput& list = in[0];
+  if (list.list_element_bytes <= 0)
+    return no_model(fmt::format("aten::{}: the element size of its tensors is not recorded (TensorList) and its "
+                                "kernel's name does not give it", name));
+  double elements = 0;
+  for (const std::vector<int64_t>& dims : list.list_dims) elements += static_cast<double>(product(dims));
+  OpModel r = moved(2 * elements * list.list_element_bytes,
+                    fmt::format("aten::{}: {} tensors, {} elements read and written, {} B each", name,
+                                list.list_dims.size(), static_cast<int64_t>(elements), list.list_element_bytes));
+  return r;
 }
 
 }  // namespace whyslow

@@ -142,6 +142,16 @@ int64_t OpInput::stored_numel() const {
   return n;
 }
 
+int element_bytes_from_kernel_name(std::string_view kernel) {
+  constexpr std::string_view kOpaque = "OpaqueType<";
+  const size_t at = kernel.find(kOpaque);
+  if (at == std::string_view::npos) return 0;
+  int n = 0;
+  for (size_t i = at + kOpaque.size(); i < kernel.size() && kernel[i] >= '0' && kernel[i] <= '9' && n < 1000; ++i)
+    n = n * 10 + (kernel[i] - '0');
+  return n;
+}
+
 std::optional<std::vector<OpInput>> op_inputs(const Trace& t, EventId op) {
   if (op == kNoEvent || t.detail[op] == UINT32_MAX) return std::nullopt;
   if (t.kind[op] != EventKind::CpuOp) return std::nullopt;
@@ -155,8 +165,13 @@ std::optional<std::vector<OpInput>> op_inputs(const Trace& t, EventId op) {
   for (size_t i = 0; i < out.size(); ++i) {
     OpInput& in = out[i];
     in.type = types->items[i].text;
-    if (auto d = ints(dims->items[i])) in.dims = std::move(*d);
-    else in.list = true;
+    if (auto d = ints(dims->items[i])) {
+      in.dims = std::move(*d);
+    } else {
+      in.list = true;
+      for (const JsonValue& item : dims->items[i].items)
+        if (auto ld = ints(item)) in.list_dims.push_back(std::move(*ld));
+    }
     if (strides && i < strides->items.size())
       if (auto st = ints(strides->items[i])) in.strides = std::move(*st);
     if (concrete && i < concrete->items.size()) in.concrete = concrete->items[i].text;

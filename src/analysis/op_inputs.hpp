@@ -22,6 +22,10 @@ struct OpInput {
   std::vector<int64_t> strides;  // empty when not recorded
   std::string concrete;          // the value of a scalar argument ("[1, 1]", "False", "0.125"), or ""
   bool list = false;             // a TensorList: dims hold nothing usable
+  std::vector<std::vector<int64_t>> list_dims;  // a TensorList's tensors' dims
+  // A TensorList's element size: the profiler writes no dtype for it ("TensorList"), so it comes
+  // from the kernel the op launched where its name says (OpModelCache::of); 0 when unknown.
+  int list_element_bytes = 0;
 
   // Bytes of one element for tensor types ("float" 4, "c10::BFloat16" 2, …); 0 when the type
   // is not a tensor dtype whyslow knows (then no model may guess a size).
@@ -37,6 +41,10 @@ struct OpInput {
 // The inputs of a CPU op, or nothing when the trace has no shapes for it (record_shapes off) or
 // the text cannot be read.
 std::optional<std::vector<OpInput>> op_inputs(const Trace& trace, EventId op);
+
+// The element size a kernel's name spells out: ATen's copy kernels (cat's CatArrayBatchedCopy…)
+// are templated on OpaqueType<N>, N bytes per element; 0 when the name does not say.
+int element_bytes_from_kernel_name(std::string_view kernel);
 
 // Parses a Concrete Inputs list such as "[1, 1]" or "[-1]"; nothing when it is not one.
 std::optional<std::vector<int64_t>> parse_int_list(std::string_view text);

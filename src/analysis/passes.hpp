@@ -14,6 +14,10 @@ std::vector<Interval> gpu_busy_intervals(const Trace& trace);
 
 // Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
 std::vector<StepFacts> measure_steps(const Trace& trace);
+// Fills the measured fields of `windows` (start/end/event already set; ascending; adjacent ones may
+// share an endpoint, which then belongs to the later one): GPU work by where its launch starts, sync
+// wait on `owners[i]` (UINT32_MAX: any thread). Steps and loop iterations are measured alike.
+void measure_windows(const Trace& trace, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners);
 // The thread a stepless trace is about (cpu_time.cpp says how it is chosen); UINT32_MAX for none.
 TrackId main_thread(const Trace& trace);
 // The whole trace measured as one window (for traces without ProfilerStep annotations), its
@@ -45,6 +49,10 @@ CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps)
 // open blocks are credited with other threads' launches.
 BlockFacts code_blocks(const Trace& trace, const std::vector<StepFacts>& steps, const StepFacts& window,
                        TrackId main_thread, const std::vector<CpuCategory>& cpu_category);
+// Loops inside steps (loops.cpp): steps whose top-level work repeats, split into their iterations.
+std::vector<LoopFacts> find_loops(const Trace& trace, const std::vector<StepFacts>& steps);
+// Attention written as matmul → softmax → matmul (eager_attention.cpp); needs the roofline's GPUs.
+std::vector<EagerAttention> eager_attention(const Trace& trace, const RooflineFacts& roofline);
 // roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).
 
 }  // namespace whyslow

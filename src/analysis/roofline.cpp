@@ -171,7 +171,7 @@ RooflineFacts roofline(const Trace& t, const std::vector<KernelRow>& kernels, co
         if (kr.why_not.empty()) kr.why_not = "no op linked to the launch (no External id)";
       } else if (t.kind[op] != EventKind::CpuOp) {
         if (kr.why_not.empty()) kr.why_not = fmt::format("launched inside '{}', not by an ATen op", t.name_of(op));
-      } else if (model = &models.of(op).model; !model->ok) {
+      } else if (model = &models.of(op, e).model; !model->ok) {
         if (kr.why_not.empty()) kr.why_not = model->why_not;
         model = nullptr;
       }

@@ -12,11 +12,11 @@
 namespace whyslow {
 namespace {
 
-// Fills the measured fields of `windows` (start/end/event already set; ascending, disjoint).
-// `owner` is the thread whose blocking calls count as the window's sync wait (kNoTrack: any).
 constexpr TrackId kAnyTrack = UINT32_MAX;
 
-void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
+}  // namespace
+
+void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
   auto window_of = [&](int64_t ts) { return step_containing(windows, ts); };
   std::vector<std::vector<Interval>> busy(windows.size()), compute(windows.size()), comm(windows.size());
@@ -56,8 +56,6 @@ void measure(const Trace& t, std::vector<StepFacts>& windows, const std::vector<
   }
 }
 
-}  // namespace
-
 std::vector<Interval> gpu_busy_intervals(const Trace& t) {
   std::vector<Interval> v;
   for (EventId e = 0; e < t.size(); ++e)
@@ -78,7 +76,7 @@ std::vector<StepFacts> measure_steps(const Trace& t) {
     steps.push_back(std::move(s));
   }
   for (const StepFacts& s : steps) owners.push_back(t.track[s.event]);
-  measure(t, steps, owners);
+  measure_windows(t, steps, owners);
   return steps;
 }
 
@@ -96,7 +94,7 @@ StepFacts measure_window(const Trace& t, TrackId thread, int64_t from_ns) {
   }
   w.start_ns = std::max(w.start_ns, from_ns);
   if (w.start_ns > w.end_ns) return StepFacts{};
-  measure(t, one, {thread == UINT32_MAX ? kAnyTrack : thread});
+  measure_windows(t, one, {thread == UINT32_MAX ? kAnyTrack : thread});
   return w;
 }
 

@@ -62,6 +62,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_comm_wait(t, f, out);
   rule_hotspot(t, f, out);
   rule_no_annotations(t, f, out);
+  rule_eager_attention(t, f, out);
   for (Finding& x : out) cap_by_cost(x, f);
   for (Finding& x : out) highlight_named_events(t, x);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {

@@ -81,6 +81,46 @@ std::vector<std::string> overhead_advice(CpuCategory top) {
   }
 }
 
+// The median of the loops' median iteration times over the steady steps that hold one.
+int64_t median_loop_ns(const Facts& f, const std::vector<const StepFacts*>& steps) {
+  std::vector<int64_t> v;
+  for (const LoopFacts& l : f.loops)
+    for (const StepFacts* s : steps)
+      if (&f.steps[l.step] == s) v.push_back(l.median_ns);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The loop of the steady steps (loops.cpp), when every one of them is one: the per-step numbers
+// are then sums over its iterations, and the advice is about an iteration (a decode pass).
+const LoopFacts* steps_loop(const Facts& f, const std::vector<const StepFacts*>& steps) {
+  if (f.loops.empty() || f.steps.empty()) return nullptr;
+  const LoopFacts* found = nullptr;
+  for (const StepFacts* s : steps) {
+    const LoopFacts* mine = nullptr;
+    for (const LoopFacts& l : f.loops)
+      if (&f.steps[l.step] == s) mine = &l;
+    if (!mine) return nullptr;
+    if (!found || mine->median_ns == median_loop_ns(f, steps)) found = mine;
+  }
+  return found;
+}
+
+// Per iteration, in words: "each step is a loop of 10 iterations …".
+std::string iteration_words(const LoopFacts& l) {
+  const int64_t idle = std::max<int64_t>(0, l.median_ns - l.gpu_median_ns);
+  return fmt::format(
+      " Each step is a loop of {} iterations (its top-level work repeats{}): the first takes {}, the others a "
+      "median {} each, in which the GPU is busy {} and idle {}: per iteration, as per step, the CPU sets the pace.",
+      l.iterations.size(), l.first_tokens > l.tokens_per_iteration && l.tokens_per_iteration > 0
+                               ? fmt::format("; {} tokens in the first, {} in each of the others: a generate()'s prefill "
+                                             "and decode passes", l.first_tokens, l.tokens_per_iteration)
+                               : "",
+      human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns), human_duration(l.gpu_median_ns),
+      human_duration(idle));
+}
+
 }  // namespace
 
 void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
@@ -111,6 +151,10 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   for (const auto& [ns, c] : categories)
     if (c != CpuCategory::SyncWait) x.evidence.push_back(us(std::string(to_string(c)) + "_us", ns));
   if (comm > 0) x.evidence.insert(x.evidence.end(), {us("compute_us", compute), us("exposed_comm_us", exposed_comm)});
+  const LoopFacts* loop = steps_loop(f, steps);
+  if (loop)
+    x.evidence.insert(x.evidence.end(), {count("iterations", loop->iterations.size()), us("iteration_us", loop->median_ns),
+                                         us("iteration_gpu_busy_us", loop->gpu_median_ns)});
   if (per_step) {
     const StepFacts* example = steps.front();
     for (const StepFacts* s : steps)
@@ -148,6 +192,19 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
         where.empty() ? "nothing is recorded" : where,
         categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "");
     x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
+    if (loop) {
+      x.detail += iteration_words(*loop);
+      // A generate() whose decode passes wait on launches (not on data, syncs or the allocator,
+      // which have their own advice above): each pass is one small forward, what a CUDA graph fixes.
+      const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
+      const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch ||
+                               top == CpuCategory::Python || top == CpuCategory::Other;
+      if (loop->first_tokens > 0 && launch_side && f.compile.compiled_regions == 0)
+        x.try_next.insert(x.try_next.begin(),
+                          "Each decode pass is a small forward that waits on its launches: a static KV cache "
+                          "(cache_implementation=\"static\") lets torch.compile replay the whole pass as one CUDA "
+                          "graph; a larger batch gives each launch more work.");
+    }
     x.impact_ns = step - busy;
     x.impact_basis_ns = step;
   } else {

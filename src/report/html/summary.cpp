@@ -105,6 +105,20 @@ void write_annotations(CompactJson& w, const Facts& f) {
   w.end_array();
 }
 
+// Steps split into iterations (loops.cpp): [step name, iterations, first ns, median ns, GPU busy
+// median ns, first tokens, tokens per iteration, loop start and end from the window start].
+void write_loops(CompactJson& w, const Facts& f) {
+  w.key("loops").begin_array();
+  for (const LoopFacts& l : f.loops) {
+    w.begin_array().string(f.steps[l.step].name).integer(static_cast<int64_t>(l.iterations.size()));
+    w.integer(l.iterations.front().duration_ns).integer(l.median_ns).integer(l.gpu_median_ns);
+    w.integer(l.first_tokens).integer(l.tokens_per_iteration);
+    w.integer(l.iterations.front().start_ns - f.window.start_ns).integer(l.iterations.back().end_ns - f.window.start_ns);
+    w.end_array();
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selection& s) {
@@ -123,6 +137,7 @@ void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selecti
   write_cpu_time(w, f);
   write_kernels(w, t, f);
   write_annotations(w, f);
+  write_loops(w, f);
 }
 
 }  // namespace whyslow::report

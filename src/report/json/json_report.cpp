@@ -5,6 +5,7 @@
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
+#include "report/json/loops_json.hpp"
 #include "report/json/schema.hpp"
 #include "report/text/tables.hpp"
 
@@ -239,6 +240,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_ops(w, facts);
   write_annotations(w, facts);
   write_blocks(w, trace, facts);
+  report::write_loops(w, trace, facts);
   write_findings(w, trace, facts, findings);
   report::write_ceilings(w, facts);
   report::write_collectives(w, trace, facts);

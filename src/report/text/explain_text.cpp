@@ -202,6 +202,7 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
     }
   }
   out += steps_table(facts) + '\n';
+  if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';
   if (const std::string cpu = cpu_time_table(trace, facts); !cpu.empty()) out += cpu + '\n';
   out += kernels_table(trace, facts, options.max_rows) + '\n';
   out += roofline_table(trace, facts, options.max_rows) + '\n';

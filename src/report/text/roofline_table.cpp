@@ -4,6 +4,7 @@
 // the reason.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/units.hpp"
@@ -66,13 +67,16 @@ std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_ro
   if (facts.kernels.empty()) return "";
   bool measured = false;
   for (const DeviceCeilings& d : r.devices) measured |= d.measured.has_value();
-  std::vector<Column> columns = {{"kernel", Align::Left}, {"op", Align::Left}, {"calls"}, {"FLOPs/call"},
-                                 {"bytes/call"}, {"FLOP/B"}, {"FLOP/s"}, {"bytes/s"}, {"bound", Align::Left},
-                                 {"% of peak"}};
+  std::vector<Column> columns = {{"kernel", Align::Left}, {"op", Align::Left}, {"calls"}, {"GPU time"},
+                                 {"FLOPs/call"}, {"bytes/call"}, {"FLOP/B"}, {"FLOP/s"}, {"bytes/s"},
+                                 {"bound", Align::Left}, {"% of peak"}};
   if (measured) columns.push_back({"% of measured"});
   columns.push_back({"L2", Align::Left});
   TextTable t(std::move(columns));
   std::string no_model;
+  // Every (kernel, shape group) row, then sorted by GPU time, largest first: a small group of a
+  // large kernel comes after a large group of a smaller one.
+  std::vector<std::pair<int64_t, std::vector<std::string>>> rows;
   for (size_t i = 0; i < facts.kernels.size() && i < r.kernels.size(); ++i) {
     const KernelRow& k = facts.kernels[i];
     const KernelRoofline& kr = r.kernels[i];
@@ -82,20 +86,23 @@ std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_ro
       const double calls = static_cast<double>(g.calls);
       std::string op(trace.name_of(g.op));
       if (g.kernels_per_op > 1) op += fmt::format(" (1/{})", g.kernels_per_op);
-      std::vector<std::string> row = {name, op, format_count(g.calls), human_flops(v.flops / calls),
-                                      human_bytes(std::llround(v.bytes / calls)), intensity_cell(v.intensity),
-                                      rate_cell(v.flop_per_s, human_flop_rate), rate_cell(v.bytes_per_s, human_rate),
+      std::vector<std::string> row = {name, op, format_count(g.calls), human_duration(v.ns),
+                                      human_flops(v.flops / calls), human_bytes(std::llround(v.bytes / calls)),
+                                      intensity_cell(v.intensity), rate_cell(v.flop_per_s, human_flop_rate),
+                                      rate_cell(v.bytes_per_s, human_rate),
                                       v.bound == Bound::Unknown ? "-" : std::string(to_string(v.bound)),
                                       pct_cell(v.pct_of_peak)};
       if (measured) row.push_back(pct_cell(v.pct_of_measured));
       row.push_back(l2_cell(v));
-      t.add_row(std::move(row));
+      rows.emplace_back(v.ns, std::move(row));
     }
     if (kr.modelled_calls < k.calls && (max_rows == 0 || i < max_rows))
       no_model += fmt::format("  {}: {} of {} calls without a model: {}\n", name, format_count(k.calls - kr.modelled_calls),
                               format_count(k.calls), kr.why_not);
   }
-  std::string out = "Roofline: FLOPs and bytes from each kernel's op and its input shapes, against the GPU's roofs\n";
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [ns, row] : rows) t.add_row(std::move(row));
+  std::string out = "Roofline: FLOPs and bytes from each kernel's op and its input shapes, against the GPU's roofs; by GPU time\n";
   out += ceilings_lines(r);
   if (t.rows() > 0) out += t.render(max_rows);
   out += "  bound: compute or memory = the roof at the kernel's intensity (FLOP/B vs the ridge point);"

@@ -25,5 +25,7 @@ std::string annotations_table(const Facts& facts, size_t max_rows);
 std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows);
 // Roofline per kernel and shape group, with the ceilings used (roofline_table.cpp).
 std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows);
+// Steps split into the iterations of a loop (loops_table.cpp); empty when no step repeats.
+std::string loops_table(const Trace& trace, const Facts& facts);
 
 }  // namespace whyslow::report

@@ -94,6 +94,28 @@ function renderCharts(D, timeline) {
       "time of the work it launched (all streams merged)." + (log ? " Logarithmic axis: one step is far longer than the rest." : "") +
       " Click a step to see it on the timeline."
     : "";
+  // Steps that are loops (a generate()'s prefill and decode passes): one line each; a click shows the loop.
+  const loopsNote = document.getElementById("loops-note");
+  if (D.loops && D.loops.length) {
+    loopsNote.hidden = false;
+    loopsNote.textContent = "";
+    for (const [step, n, first, median, gpu, firstTokens, perIteration, from, to] of D.loops) {
+      const line = document.createElement("div");
+      const tokens = perIteration > 0
+        ? ` Prefill ${fmtCount(firstTokens)} tokens in ${fmtDur(first)}; decode ${fmtCount(perIteration)} tokens per iteration, ` +
+          `${fmtCount(Math.round(perIteration * 1e9 / median))} tokens/s.`
+        : "";
+      line.textContent = `${step} is a loop of ${fmtCount(n)} iterations: the first ${fmtDur(first)}, then a median ` +
+        `${fmtDur(median)} each (GPU busy ${fmtDur(gpu)}).${tokens}`;
+      line.style.cursor = "pointer";
+      line.title = "Show the loop on the timeline";
+      line.addEventListener("click", () => {
+        timeline.focus(from, to);
+        document.getElementById("timeline-section").scrollIntoView({ block: "start" });
+      });
+      loopsNote.appendChild(line);
+    }
+  }
   const cpuRows = D.cpu_time.map(c =>
     ({ label: c.category.replace(/_/g, " "), values: [c.per_step_ns],
        text: `${fmtDur(c.per_step_ns)} ${D.steps.length ? "per step" : ""} · ${fmtDur(c.total_ns)} in all` }));

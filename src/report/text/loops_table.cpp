@@ -1,0 +1,38 @@
+// The loops found inside steps (analysis/loops.cpp): one row per step whose top-level work repeats,
+// iteration 1 (a generate()'s prefill) apart from the median of the others (its decode passes).
+#include <fmt/core.h>
+
+#include "common/units.hpp"
+#include "report/format.hpp"
+#include "report/text/tables.hpp"
+#include "report/text/text_table.hpp"
+
+namespace whyslow::report {
+
+std::string loops_table(const Trace& trace, const Facts& facts) {
+  if (facts.loops.empty()) return "";
+  TextTable t({{"step", Align::Left},
+               {"iterations"},
+               {"first"},
+               {"median of the rest"},
+               {"CPU"},
+               {"GPU busy"},
+               {"tokens/iteration"},
+               {"tokens/s"}});
+  for (const LoopFacts& l : facts.loops) {
+    const std::string first_tokens = l.first_tokens > 0 ? fmt::format(" ({} tokens)", l.first_tokens) : "";
+    t.add_row({facts.steps[l.step].name, format_count(l.iterations.size()),
+               human_duration(l.iterations.front().duration_ns) + first_tokens, human_duration(l.median_ns),
+               human_duration(l.cpu_median_ns), human_duration(l.gpu_median_ns),
+               l.tokens_per_iteration > 0 ? format_count(static_cast<uint64_t>(l.tokens_per_iteration)) : "-",
+               tokens_per_s(l) > 0 ? fmt::format("{:.0f}", tokens_per_s(l)) : "-"});
+  }
+  const LoopFacts& l = facts.loops.front();
+  return fmt::format("Loops inside steps: the step's top-level work repeats; each iteration opens with '{}' "
+                     "(under {}). 'first' is iteration 1 (a generate()'s prefill where its tokens say so), the "
+                     "rest are medians of iterations 2..N (CPU = minus the time blocked waiting for the GPU)\n",
+                     trace.names.view(l.marker), trace.name_of(l.block)) +
+         t.render(0);
+}
+
+}  // namespace whyslow::report

@@ -1,0 +1,148 @@
+// Loops inside steps (analysis/loops.cpp) against what the fixtures are known to hold by
+// construction (tests/fixtures/blocks/README.md): each llama step is one generate() of 10 forward
+// passes, 1 prefill of input_ids [2, 16] + 9 decodes of [2, 1]; in llama_generate_static the 9
+// decodes are compiled regions replaying a CUDA graph; blocks_plain's slow block loops over 16
+// heads. Steps that do not repeat get no loop. (Per-iteration times against Python sums over the
+// raw events: tests/loops_oracle.py.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "analysis/passes.hpp"
+#include "test_support.hpp"
+
+namespace whyslow {
+namespace {
+
+std::string blocks_fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/blocks/" + name; }
+
+class LlamaGenerate : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LlamaGenerate, OneStepIsOnePrefillAndNineDecodes) {
+  const auto e = testing::explain_file(blocks_fixture(GetParam()));
+  ASSERT_EQ(e.facts.steps.size(), 1u);
+  ASSERT_EQ(e.facts.loops.size(), 1u);
+  const LoopFacts& l = e.facts.loops.front();
+  EXPECT_EQ(l.step, 0u);
+  EXPECT_EQ(l.iterations.size(), 10u);  // forwards_by_hook in the meta file
+  EXPECT_EQ(l.first_tokens, 32);        // [2, 16]
+  EXPECT_EQ(l.tokens_per_iteration, 2); // [2, 1]: one token per sequence
+  // Iterations tile their span: each ends where the next begins.
+  for (size_t i = 1; i < l.iterations.size(); ++i) EXPECT_EQ(l.iterations[i - 1].end_ns, l.iterations[i].start_ns);
+  const StepFacts& step = e.facts.steps.front();
+  EXPECT_GE(l.iterations.front().start_ns, step.start_ns);
+  EXPECT_LE(l.iterations.back().end_ns, step.end_ns);
+  // The medians are over iterations 2..10.
+  std::vector<int64_t> rest;
+  for (size_t i = 1; i < l.iterations.size(); ++i) rest.push_back(l.iterations[i].duration_ns);
+  std::sort(rest.begin(), rest.end());
+  EXPECT_EQ(l.median_ns, rest[rest.size() / 2]);
+  // All 10 greedy picks (aten::argmax, one per forward) fall inside the loop.
+  int argmax = 0;
+  for (EventId ev = 0; ev < e.trace.size(); ++ev)
+    if (e.trace.name_of(ev) == "aten::argmax" && e.trace.start_ns[ev] >= l.iterations.front().start_ns &&
+        e.trace.end_ns(ev) <= l.iterations.back().end_ns)
+      ++argmax;
+  EXPECT_EQ(argmax, 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LlamaGenerate,
+                         ::testing::Values("llama_generate_eager.json.gz", "llama_generate_static_nocompile.json.gz",
+                                           "llama_generate_static.json.gz"));
+
+// With a static cache and transformers' own torch.compile, each decode pass is one compiled region
+// replaying a CUDA graph: iterations 2..10 hold one region and one cudaGraphLaunch each, the prefill
+// none.
+TEST(Loops, CompiledDecodeIterationsHoldOneGraphReplayEach) {
+  const auto e = testing::explain_file(blocks_fixture("llama_generate_static.json.gz"));
+  ASSERT_EQ(e.facts.loops.size(), 1u);
+  const LoopFacts& l = e.facts.loops.front();
+  ASSERT_EQ(l.iterations.size(), 10u);
+  for (size_t i = 0; i < l.iterations.size(); ++i) {
+    int regions = 0, graph_launches = 0;
+    for (EventId ev = 0; ev < e.trace.size(); ++ev) {
+      if (e.trace.start_ns[ev] < l.iterations[i].start_ns || e.trace.start_ns[ev] >= l.iterations[i].end_ns) continue;
+      regions += e.trace.name_of(ev) == "Torch-Compiled Region: 1/0";
+      graph_launches += e.trace.name_of(ev) == "cudaGraphLaunch";
+    }
+    EXPECT_EQ(regions, i == 0 ? 0 : 1) << "iteration " << i + 1;
+    EXPECT_EQ(graph_launches, i == 0 ? 0 : 1) << "iteration " << i + 1;
+  }
+}
+
+// blocks_plain has no modules: the slow block's Python loop over 16 heads is the step's top-level
+// work for more than half of it, and is found as such; no tokens (no prefill → decode shapes).
+TEST(Loops, HeadLoopIsSixteenIterations) {
+  const auto e = testing::explain_file(blocks_fixture("blocks_plain.json.gz"));
+  ASSERT_EQ(e.facts.loops.size(), e.facts.steps.size());
+  for (const LoopFacts& l : e.facts.loops) {
+    EXPECT_EQ(l.iterations.size(), 16u);
+    EXPECT_EQ(l.tokens_per_iteration, 0);
+    EXPECT_EQ(l.first_tokens, 0);
+  }
+}
+
+// Steps that do not repeat get no loop: every torch fixture, the attention fixtures, and the
+// module-annotated transformer (its head loop is inside a module, not the step's top level).
+TEST(Loops, NoneWhereStepsDoNotRepeat) {
+  std::vector<std::string> paths = {blocks_fixture("attention_eager.json.gz"), blocks_fixture("attention_sdpa.json.gz"),
+                                    blocks_fixture("blocks_modules_stack.json.gz")};
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/torch"))
+    if (entry.path().string().ends_with(".json.gz")) paths.push_back(entry.path().string());
+  for (const std::string& p : paths) {
+    const auto e = testing::explain_file(p);
+    EXPECT_TRUE(e.facts.loops.empty()) << p << ": " << e.facts.loops.size() << " loops";
+  }
+}
+
+// A synthetic step of 200,000 top-level ops: a loop of 20,000 iterations of 10 ops after a
+// set-up of 7, found whole, in time linear in the events (well under a second here; the
+// quadratic alternative, every period tried, would not finish).
+TEST(Loops, LargeLoopIsFoundInLinearTime) {
+  Trace t;
+  t.tracks.resize(1);
+  t.tracks[0].kind = TrackKind::Cpu;
+  const auto add = [&](std::string_view name, int64_t start, int64_t dur, EventId parent) {
+    const EventId e = static_cast<EventId>(t.size());
+    t.tracks[0].events.push_back(e);
+    t.start_ns.push_back(start);
+    t.dur_ns.push_back(dur);
+    t.name.push_back(t.names.intern(name));
+    t.kind.push_back(name.starts_with("ProfilerStep") ? EventKind::UserAnnotation : EventKind::CpuOp);
+    t.category.push_back(kNoName);
+    t.track.push_back(0);
+    t.correlation.push_back(0);
+    t.external_id.push_back(0);
+    t.parent.push_back(parent);
+    t.launch_link.push_back(kNoEvent);
+    t.op_link.push_back(kNoEvent);
+    t.detail.push_back(UINT32_MAX);
+    return e;
+  };
+  constexpr int kSetup = 7, kIterations = 20'000, kPeriod = 10;
+  const int64_t total = (kSetup + int64_t{kIterations} * kPeriod) * 100;
+  const EventId step = add("ProfilerStep#1", 0, total, kNoEvent);
+  int64_t at = 0;
+  for (int i = 0; i < kSetup; ++i, at += 100) add("setup_" + std::to_string(i), at, 50, step);
+  const char* body[kPeriod] = {"aten::embedding", "aten::linear", "aten::mul", "aten::add", "aten::linear",
+                               "aten::silu", "aten::mul", "aten::linear", "aten::argmax", "aten::cat"};
+  for (int i = 0; i < kIterations; ++i)
+    for (const char* n : body) {
+      add(n, at, 50, step);
+      at += 100;
+    }
+  const std::vector<StepFacts> steps = measure_steps(t);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<LoopFacts> loops = find_loops(t, steps);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].iterations.size(), static_cast<size_t>(kIterations));
+  EXPECT_EQ(loops[0].period, static_cast<uint32_t>(kPeriod));
+  EXPECT_EQ(loops[0].median_ns, kPeriod * 100);
+  EXPECT_LT(seconds, 5.0);
+}
+
+}  // namespace
+}  // namespace whyslow
