@@ -6,13 +6,15 @@ import json
 import os
 
 from . import _whyslow
-from .sources import trace_path
+from .sources import is_profiler, trace_path
 from .tables import as_table
 
 # Rows per table in .text(), as the CLI prints by default (`--rows`); 0 prints all.
 DEFAULT_TEXT_ROWS = 15
 # Height of the inline report in a notebook: the page's header, findings and the top of its timeline.
 NOTEBOOK_FRAME_HEIGHT_PX = 720
+# What the reports call a live profiler's trace (its temporary file is gone once explain returns).
+PROFILER_LABEL = "<torch.profiler.profile>"
 
 
 def _inline_page(page):
@@ -129,8 +131,15 @@ def explain(source, peaks=None, step=None):
     Raises whyslow.TraceError (a ValueError with .kind and .byte_offset) for a trace it cannot read.
     """
     with trace_path(source) as path:
-        analysis = _whyslow.analyze(path, _peaks_arg(peaks), -1 if step is None else int(step))
-    return Report(analysis, path)
+        label = PROFILER_LABEL if is_profiler(source) else ""
+        analysis = _whyslow.analyze(path, _peaks_arg(peaks), -1 if step is None else int(step), label)
+    report = Report(analysis, path)
+    if is_profiler(source) and report._document()["trace"]["events"] == 0:
+        raise ValueError(
+            "whyslow: the torch.profiler.profile exported no events. With a schedule it holds only what "
+            "its latest cycle recorded, nothing when the loop ended in a new cycle's wait: give "
+            "schedule(..., repeat=1), or export in on_trace_ready and pass the file")
+    return report
 
 
 def diff(a, b, peaks=None):

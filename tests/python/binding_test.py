@@ -166,6 +166,28 @@ def record(torch):
     return prof
 
 
+def check_empty_profiler(torch):
+    """torch keeps only the latest cycle: with repeat=0, 6 step() calls end in a new cycle's wait
+    and the profile object exports nothing. whyslow says so instead of explaining an empty trace."""
+    from torch.profiler import ProfilerActivity, profile, schedule
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+        for _ in range(6):
+            torch.randn(8).sum()
+            prof.step()
+    with tempfile.TemporaryDirectory() as tmp:
+        prof.export_chrome_trace(os.path.join(tmp, "t.json"))
+        with open(os.path.join(tmp, "t.json")) as f:
+            exported = json.load(f)
+    events = exported if isinstance(exported, list) else exported.get("traceEvents", [])
+    if any(e.get("ph") == "X" for e in events):
+        return  # a torch that keeps the finished cycle: nothing to say
+    try:
+        whyslow.explain(prof)
+        check(False, "a profiler that exported no events raises")
+    except ValueError as e:
+        check("exported no events" in str(e) and "repeat=1" in str(e), f"empty profiler: {e}")
+
+
 def check_data_loading(report, prof, what):
     """The loop waits for the DataLoader (32 ms of sleep per batch against a model step of a few
     ms): whyslow's data_loading finding, its numbers within the range of torch's own events."""
@@ -232,6 +254,7 @@ def main():
     check_against_key_averages(live, prof, "live profiler")
     check_report_surface(live, "live profiler")
     check_data_loading(live, prof, "live profiler")
+    check_empty_profiler(torch)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
@@ -239,6 +262,7 @@ def main():
         check_against_key_averages(exported, prof, "exported file")
         check_same_as_cli(exported, path, "exported file")
         a, b = json.loads(live.json()), json.loads(exported.json())
+        check(a["trace"]["path"] == "<torch.profiler.profile>", "a live profiler's report names it, not a temporary file")
         a["trace"].pop("path"), b["trace"].pop("path")
         check(a == b, "the live profiler and its exported file give the same report")
     print(f"{checks} checks, {len(failures)} failures", file=sys.stderr)

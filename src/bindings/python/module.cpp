@@ -125,16 +125,19 @@ PYBIND11_MODULE(_whyslow, m) {
 
   m.def(
       "analyze",
-      [](const std::string& path, const std::string& peaks, int step) {
+      [](const std::string& path, const std::string& peaks, int step, const std::string& label) {
         Notes notes;
         auto result = without_gil([&] {
-          return std::make_unique<Analysis>(load_and_analyze(options_for(path, peaks, step), notes.sink()));
+          Analyzed x = load_and_analyze(options_for(path, peaks, step), notes.sink());
+          if (!label.empty()) x.trace.path = label;  // what the reports name the trace by
+          return std::make_unique<Analysis>(std::move(x));
         });
         notes.warn();
         return result;
       },
-      py::arg("path"), py::arg("peaks") = "", py::arg("step") = -1,
-      "load, analyze and explain one trace (the CLI's load_and_analyze)");
+      py::arg("path"), py::arg("peaks") = "", py::arg("step") = -1, py::arg("label") = "",
+      "load, analyze and explain one trace (the CLI's load_and_analyze); `label` names it in the "
+      "reports in place of the path (a live profiler's temporary file)");
   m.def(
       "compare",
       [](const std::string& a, const std::string& b, const std::string& peaks) {
