@@ -20,6 +20,9 @@ CLI, FIXTURES = sys.argv[1], sys.argv[2]
 LEGACY = os.path.join(FIXTURES, "legacy", "mlp_cpu_legacy.json.gz")
 SKIP = 77
 BATCH, SAMPLE_SECONDS = 32, 0.001  # the live run's DataLoader: 32 ms of sleep per batch
+# The GIL check: explain() calls on the largest fixture, and the slack at both ends of a call in
+# which the main thread may still be waking up or not yet see the worker's result.
+GIL_CALLS, GIL_MARGIN_S = 5, 0.01
 # torch's float µs against whyslow's integer ns (ops_oracle_test.cpp's tolerance).
 TOLERANCE_US, TOLERANCE_FRACTION = 1.0, 0.01
 failures = []
@@ -119,6 +122,35 @@ def check_errors():
             check(False, "a step the trace lacks raises")
         except ValueError as e:
             check("ProfilerStep#99" in str(e) and "#1, #2, #3" in str(e), f"missing step: {e}")
+
+
+def check_gil_released():
+    """While C++ loads and analyzes, other Python threads run: a main thread that wakes every ms
+    leaves timestamps inside each long explain() call of a worker thread (none, were the GIL held)."""
+    import threading
+    big = max((os.path.join(d, f) for d, _, fs in os.walk(FIXTURES) for f in fs if f.endswith(".json.gz")),
+              key=os.path.getsize)
+    calls = []
+
+    def work():
+        for _ in range(GIL_CALLS):
+            start = time.perf_counter()
+            whyslow.explain(big)
+            calls.append((start, time.perf_counter()))
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    long_calls = [(s, e) for s, e in calls if e - s >= 2 * GIL_MARGIN_S + 0.01]
+    for s, e in long_calls:
+        check(any(s + GIL_MARGIN_S <= t <= e - GIL_MARGIN_S for t in ticks),
+              f"the main thread ran during a {1e3 * (e - s):.0f} ms explain() of {os.path.basename(big)}")
+    if not long_calls:
+        print("GIL check: no explain() call lasted long enough to tell", file=sys.stderr)
 
 
 def check_legacy_fixture():
@@ -239,6 +271,7 @@ def check_against_key_averages(report, prof, what):
 def main():
     check_errors()
     check_legacy_fixture()
+    check_gil_released()
     try:
         import torch
     except ImportError:
