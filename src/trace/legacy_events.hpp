@@ -21,7 +21,9 @@ inline constexpr std::string_view kLegacyCpuPid = "CPU functions";
 //    the record_function scopes torch itself opens from Python ("Optimizer.step#SGD.step",
 //    "enumerate(DataLoader)#…"), all user_annotation in a Kineto trace of the same program.
 // The legacy format does not keep the RecordFunction scope, so a user's record_function named
-// like an operator ("my::block") reads as an op; the op table counts both kinds alike.
+// like an operator ("my::block") reads as an op, and the few scopes torch names without a
+// namespace ("detach_") read as blocks; the op table counts both kinds alike. GPU events
+// ("pid": "CUDA functions", linked by flow events) are left unread: no such trace to test on.
 EventKind legacy_cpu_event_kind(std::string_view name);
 
 }  // namespace whyslow
