@@ -124,6 +124,27 @@ def check_errors():
             check("ProfilerStep#99" in str(e) and "#1, #2, #3" in str(e), f"missing step: {e}")
 
 
+def check_kineto_fixture():
+    """The same workload recorded by a Kineto torch (2.11, tools/record_cpu_fixture.py): the ops and
+    steps read from Python match that torch's key_averages() and events, saved with the trace."""
+    base = os.path.join(FIXTURES, "torch", "mlp_dataloader_cpu")
+    with open(base + ".oracle.json") as f:
+        oracle = json.load(f)
+    report = whyslow.explain(base + ".json.gz")
+    ops = {r["name"]: r for r in rows(report.ops)}
+    check(set(ops) == {r["key"] for r in oracle["key_averages"]}, "torch 2.11 fixture: the op rows are torch's")
+    for r in oracle["key_averages"]:
+        o = ops.get(r["key"], {})
+        check(o.get("calls") == r["count"] and close(r["self_cpu_time_total"], o.get("self_cpu_us", -1e9))
+              and close(r["cpu_time_total"], o.get("cpu_total_us", -1e9)), f"torch 2.11 fixture: {r['key']}")
+    steps = rows(report.steps)
+    check(len(steps) == len(oracle["step_durations_us"]) and
+          all(close(d, s["duration_us"]) for d, s in zip(oracle["step_durations_us"], steps)),
+          "torch 2.11 fixture: the steps are torch's")
+    check([f["id"] for f in report.findings if f["severity"] == "critical"] == ["data_loading"],
+          "torch 2.11 fixture: data_loading is the critical finding")
+
+
 def check_gil_released():
     """While C++ loads and analyzes, other Python threads run: a main thread that wakes every ms
     leaves timestamps inside each long explain() call of a worker thread (none, were the GIL held)."""
@@ -271,6 +292,7 @@ def check_against_key_averages(report, prof, what):
 def main():
     check_errors()
     check_legacy_fixture()
+    check_kineto_fixture()
     check_gil_released()
     try:
         import torch
