@@ -57,5 +57,20 @@ TEST(CpuOnlyTrace, DataLoadingWithinTorchsPerStepTimes) {
   EXPECT_LE(evidence("step_us"), *std::max_element(durations.begin(), durations.end()) + kToleranceUs);
 }
 
+// The words: a CPU-only run has no GPU to leave idle; a GPU run (tests/fixtures/cpu/) does.
+TEST(CpuOnlyTrace, DataLoadingSpeaksOfTheGpuOnlyWhenThereIsOne) {
+  for (const auto& [path, has_gpu] : {std::pair{kFixture + ".json.gz", false},
+                                      std::pair{std::string(WHYSLOW_FIXTURES) + "/cpu/dataloader_workers0.json.gz", true}}) {
+    const auto x = testing::explain_file(path);
+    const Finding* found = nullptr;
+    for (const Finding& f : x.findings)
+      if (f.id == FindingId::data_loading) found = &f;
+    ASSERT_NE(found, nullptr) << path;
+    EXPECT_EQ(found->title.find("GPU idle") != std::string::npos, has_gpu) << found->title;
+    EXPECT_EQ(found->detail.find("of GPU time goes unused") != std::string::npos, has_gpu) << found->detail;
+    EXPECT_EQ(found->detail.find("records no GPU work") != std::string::npos, !has_gpu) << found->detail;
+  }
+}
+
 }  // namespace
 }  // namespace whyslow
