@@ -84,7 +84,7 @@ TEST_P(OpsOracle, MatchesKeyAverages) {
 
 std::vector<std::string> fixtures_with_oracle() {
   std::vector<std::string> names;
-  for (const char* dir : {"torch", "diff"}) {
+  for (const char* dir : {"torch", "diff", "legacy"}) {
     for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/" + dir)) {
       const std::string f = entry.path().filename().string();
       const std::string suffix = ".oracle.json";

@@ -4,7 +4,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "cli/options.hpp"
+#include "pipeline/pipeline.hpp"
 #include "report/annotate/annotate_input.hpp"
 #include "report/annotate/annotate_trace.hpp"
 

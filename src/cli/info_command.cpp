@@ -4,7 +4,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "cli/options.hpp"
+#include "pipeline/pipeline.hpp"
 #include "common/terminal_text.hpp"
 
 namespace whyslow::cli {

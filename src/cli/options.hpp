@@ -5,18 +5,15 @@
 
 #include <string>
 
+#include "pipeline/pipeline.hpp"
 #include "report/text/text_report.hpp"
-#include "trace/load_trace.hpp"
 
 namespace whyslow::cli {
 
-struct CommonOptions {
-  std::string path;
-  LoadOptions load;
+// path, load, step and peaks (--peaks FILE) are the pipeline's (pipeline/pipeline.hpp).
+struct CommonOptions : AnalysisOptions {
   TextOptions text;
   bool json = false;
-  int step = -1;      // ProfilerStep#N to focus on; -1: the whole trace
-  std::string peaks;  // --peaks FILE: measured ceilings for the roofline
 };
 
 // The trace argument (and --allow-truncated) of a subcommand that reads one trace.

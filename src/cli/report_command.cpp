@@ -2,7 +2,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "cli/options.hpp"
+#include "pipeline/pipeline.hpp"
 #include "report/html/report.hpp"
 
 namespace whyslow::cli {

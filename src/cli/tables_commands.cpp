@@ -3,7 +3,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "cli/options.hpp"
+#include "pipeline/pipeline.hpp"
 #include "report/json/json_report.hpp"
 
 namespace whyslow::cli {

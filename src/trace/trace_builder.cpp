@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "trace/legacy_events.hpp"
 #include "trace/number_text.hpp"
 #include "trace/op_links.hpp"
 
@@ -111,8 +112,10 @@ std::string_view to_string(TrackKind kind) {
 
 TraceBuilder::TraceBuilder(std::string path) { trace_.path = std::move(path); }
 
-EventKind TraceBuilder::kind_of(NameId category, NameId name, char ph) {
+EventKind TraceBuilder::kind_of(NameId category, NameId name, NameId pid, char ph) {
   if (ph == 'i' || ph == 'I') return EventKind::Instant;
+  if (category == kNoName && trace_.names.view(pid) == kLegacyCpuPid)
+    return legacy_cpu_event_kind(trace_.names.view(name));
   auto it = kind_by_category_.find(category);
   if (it == kind_by_category_.end()) {
     const std::string_view cat = trace_.names.view(category);
@@ -144,7 +147,7 @@ TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
 
 void TraceBuilder::add_event(const ParsedEvent& e) {
   Trace& t = trace_;
-  const EventKind kind = kind_of(e.category, e.name, e.ph);
+  const EventKind kind = kind_of(e.category, e.name, e.pid, e.ph);
   t.start_ns.push_back(e.ts_ns);
   t.dur_ns.push_back(e.dur_ns > 0 ? e.dur_ns : 0);
   t.name.push_back(e.name);

@@ -50,7 +50,7 @@ class TraceBuilder {
   Trace finish() &&;
 
  private:
-  EventKind kind_of(NameId category, NameId name, char ph);
+  EventKind kind_of(NameId category, NameId name, NameId pid, char ph);  // pid: legacy traces
   TrackId track_of(NameId pid, NameId tid);
   void build_tracks();
   void nest_track(Track& t);

@@ -25,6 +25,9 @@ Readings chosen where the spec is loose (see FINDINGS.md):
   * 2021 traces (cat "Operator") have no separate user_annotation category: an Operator whose name
     has a '#' (ProfilerStep#5, enumerate(DataLoader)#..., Optimizer.step#SGD.step) or is '## .. ##'
     is a record_function annotation.
+  * Legacy traces (torch without Kineto: a bare array, no cat, pid "CPU functions") name no kind:
+    a name with a namespace ('::') or an autograd node ('<Name>Backward<N>') is an op, any other
+    name (ProfilerStep#N, record_function blocks) an annotation.
   * Profiler overhead events on the thread other than buffer requests (Lazy Function Loading,
     Runtime Triggered Module Loading) are driver work done for a launch: launch.
   * Times are integer ns on the trace's own clock: ts*1000, converted exactly from the decimal text.
@@ -35,6 +38,7 @@ import bisect
 import gzip
 import heapq
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from decimal import Decimal, ROUND_HALF_EVEN
@@ -50,6 +54,8 @@ DEVICE_WORK_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "M
                     "mtia_ccp_events"}
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime", "mtia_runtime"}
 OP_CATS = {"cpu_op", "Operator"}
+LEGACY_CPU_PID = "CPU functions"
+LEGACY_AUTOGRAD_NODE = re.compile(r".+Backward[0-9]+")
 ANNOTATION_CATS = {"user_annotation"}
 PYTHON_CATS = {"python_function"}
 NOT_ACTIVITY_CATS = {"Trace"}  # the profiler's own span: not an activity, not in the window
@@ -124,6 +130,8 @@ class Event:
 
     @property
     def kind(self) -> str:
+        if self.cat == "" and str(self.pid) == LEGACY_CPU_PID:
+            return "op" if "::" in self.name or LEGACY_AUTOGRAD_NODE.fullmatch(self.name) else "annotation"
         if self.cat in RUNTIME_CATS:
             return "runtime"
         if self.cat in PYTHON_CATS:

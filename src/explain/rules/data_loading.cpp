@@ -34,19 +34,24 @@ void rule_data_loading(const Trace& t, const Facts& f, std::vector<Finding>& out
   for (EventId e = 0; e < t.size(); ++e)
     if (is_data_loader_span(t.name_of(e)) && (longest == kNoEvent || t.dur_ns[e] > t.dur_ns[longest])) longest = e;
 
+  // A CPU-only run (no GPU lane in the trace) has no GPU to leave idle: the words say so.
+  const bool has_gpu = std::any_of(t.tracks.begin(), t.tracks.end(),
+                                   [](const Track& tr) { return tr.kind == TrackKind::Gpu; });
   Finding x = make_finding(FindingId::data_loading);
   if (share >= kCriticalShareOfStep) x.severity = Severity::Critical;
   x.title = fmt::format("The step waits for its input: {} of {} is spent getting the next batch from the "
                         "DataLoader{}",
                         human_duration(loading), describe_span(f, step),
-                        idle > 0 ? fmt::format(", with the GPU idle for {}", human_duration(idle)) : "");
+                        has_gpu && idle > 0 ? fmt::format(", with the GPU idle for {}", human_duration(idle)) : "");
   x.detail = fmt::format(
       "The DataLoader spans (enumerate(DataLoader)#…) on the step's thread take {} of {} ({}). That is the "
       "time the loop waits for its next batch: with num_workers=0 the main process loads, transforms and "
-      "collates every sample itself; with workers it waits when they cannot keep up. During that time {} "
-      "of GPU time goes unused, because nothing is queued for the GPU until the batch arrives. This is not "
+      "collates every sample itself; with workers it waits when they cannot keep up. {}This is not "
       "launch overhead: CUDA graphs or a faster model would not shorten it.",
-      human_duration(loading), describe_span(f, step), human_percent(share), human_duration(idle));
+      human_duration(loading), describe_span(f, step), human_percent(share),
+      has_gpu ? fmt::format("During that time {} of GPU time goes unused, because nothing is queued for the GPU "
+                            "until the batch arrives. ", human_duration(idle))
+              : std::string("The trace records no GPU work: the model's own steps wait behind the input. "));
   x.evidence = {us("data_loading_us", loading), us("step_us", step), percent("data_loading_pct", share),
                 us("gpu_idle_during_us", idle)};
   if (longest != kNoEvent) x.events.push_back({longest, "longest DataLoader fetch"});

@@ -1,4 +1,4 @@
-#include "cli/pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 
 #include <fmt/core.h>
 
@@ -8,7 +8,7 @@
 #include "trace/slice_trace.hpp"
 #include "trace/steps.hpp"
 
-namespace whyslow::cli {
+namespace whyslow {
 namespace {
 
 // ProfilerStep#n's window; a UsageError listing the steps the trace has when it lacks that one.
@@ -23,7 +23,7 @@ std::pair<int64_t, int64_t> step_window(const Trace& t, int n) {
                                                : "its steps are " + present));
 }
 
-std::optional<Ceilings> measured_ceilings(const CommonOptions& o) {
+std::optional<Ceilings> measured_ceilings(const AnalysisOptions& o) {
   if (o.peaks.empty()) return std::nullopt;
   try {
     return load_ceilings_file(o.peaks);
@@ -41,26 +41,28 @@ Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measure
 
 }  // namespace
 
-Trace load_with_notes(const std::string& path, const LoadOptions& options) {
+Trace load_with_notes(const std::string& path, const LoadOptions& options, const NoteSink& notes) {
   Trace t = load_trace(path, options);
-  print_load_notes(t);
+  report_load_notes(t, notes);
   return t;
 }
 
-void print_load_notes(const Trace& t) {
+void print_note(const std::string& note) { fmt::print(stderr, "whyslow: warning: {}\n", note); }
+
+void report_load_notes(const Trace& t, const NoteSink& notes) {
   if (t.truncated)
-    fmt::print(stderr,
-               "whyslow: warning: {} is truncated at byte {}; analyzing what came before the cut ({} events "
-               "loaded)\n",
-               t.path, t.truncated_at_byte, t.size());
+    notes(fmt::format("{} is truncated at byte {}; analyzing what came before the cut ({} events loaded)",
+                      t.path, t.truncated_at_byte, t.size()));
   if (t.replaced_control_chars > 0)
-    fmt::print(stderr, "whyslow: warning: {} has {} raw control characters inside strings (invalid JSON); "
-               "read them as spaces\n", t.path, t.replaced_control_chars);
+    notes(fmt::format("{} has {} raw control characters inside strings (invalid JSON); read them as spaces",
+                      t.path, t.replaced_control_chars));
 }
 
-Analyzed load_and_analyze(const CommonOptions& o) { return analyze_loaded(load_with_notes(o.path, o.load), o); }
+Analyzed load_and_analyze(const AnalysisOptions& o, const NoteSink& notes) {
+  return analyze_loaded(load_with_notes(o.path, o.load, notes), o);
+}
 
-Analyzed analyze_loaded(Trace trace, const CommonOptions& o) {
+Analyzed analyze_loaded(Trace trace, const AnalysisOptions& o) {
   if (o.step >= 0) {
     const auto [start, end] = step_window(trace, o.step);
     trace = slice_trace(trace, start, end);
@@ -68,11 +70,11 @@ Analyzed analyze_loaded(Trace trace, const CommonOptions& o) {
   return analyze_and_explain(std::move(trace), measured_ceilings(o));
 }
 
-AnalyzedPair load_and_analyze_pair(const CommonOptions& o, const std::string& path_b) {
+AnalyzedPair load_and_analyze_pair(const AnalysisOptions& o, const std::string& path_b, const NoteSink& notes) {
   const std::optional<Ceilings> measured = measured_ceilings(o);
-  Trace a = load_with_notes(o.path, o.load);
-  Trace b = load_with_notes(path_b, o.load);
+  Trace a = load_with_notes(o.path, o.load, notes);
+  Trace b = load_with_notes(path_b, o.load, notes);
   return {analyze_and_explain(std::move(a), measured), analyze_and_explain(std::move(b), measured)};
 }
 
-}  // namespace whyslow::cli
+}  // namespace whyslow

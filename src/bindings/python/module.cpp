@@ -1,0 +1,159 @@
+// The `whyslow._whyslow` extension module: the C++ pipeline behind `import whyslow` (python/whyslow/).
+// Thin on purpose: load → analyze → explain is pipeline/pipeline.hpp's load_and_analyze, the same
+// call the CLI makes, and every rendering is the CLI's renderer, so a notebook and a terminal see
+// the same numbers and the same words. The Python side turns the JSON document into tables.
+// The GIL is released while C++ works; loader notes come back as Python warnings.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "output/output_file.hpp"
+#include "pipeline/pipeline.hpp"
+#include "report/html/report.hpp"
+#include "report/json/json_report.hpp"
+#include "report/text/text_report.hpp"
+#include "trace/load_error.hpp"
+
+namespace py = pybind11;
+
+namespace whyslow {
+namespace {
+
+const char* kind_name(LoadError::Kind k) {
+  switch (k) {
+    case LoadError::Kind::Io: return "io";
+    case LoadError::Kind::Syntax: return "syntax";
+    case LoadError::Kind::Schema: return "schema";
+    case LoadError::Kind::Truncated: return "truncated";
+    case LoadError::Kind::TooLarge: return "too_large";
+  }
+  return "io";
+}
+
+// Notes gathered while the GIL is released, raised as warnings once it is held again.
+struct Notes {
+  std::vector<std::string> lines;
+  NoteSink sink() {
+    return [this](const std::string& n) { lines.push_back(n); };
+  }
+  void warn() const {
+    for (const std::string& n : lines) PyErr_WarnEx(PyExc_UserWarning, ("whyslow: " + n).c_str(), 1);
+  }
+};
+
+// One analyzed trace; renders on demand (an HTML page is megabytes for a big trace).
+class Analysis {
+ public:
+  explicit Analysis(Analyzed x) : x_(std::move(x)) {}
+  std::string json() const { return render_json(x_.trace, x_.facts, x_.findings); }
+  std::string text(size_t max_rows) const {
+    return render_explain_text(x_.trace, x_.facts, x_.findings, {.max_rows = max_rows});
+  }
+  std::string html() const { return render_html(x_.trace, x_.facts, x_.findings); }
+
+ private:
+  Analyzed x_;
+};
+
+// Two analyzed traces and their diff (the diff refers to both, so they live together).
+class Comparison {
+ public:
+  explicit Comparison(AnalyzedPair p) : p_(std::move(p)) {
+    d_ = diff_traces(p_.a.trace, p_.a.facts, p_.b.trace, p_.b.facts);
+  }
+  std::string json() const { return render_diff_json(d_); }
+  std::string text(size_t max_rows) const { return render_diff_text(d_, {.max_rows = max_rows}); }
+  std::string html() const {
+    return render_html_diff(p_.a.trace, p_.a.facts, p_.a.findings, p_.b.trace, p_.b.facts, p_.b.findings, d_);
+  }
+
+ private:
+  AnalyzedPair p_;
+  Diff d_;
+};
+
+AnalysisOptions options_for(const std::string& path, const std::string& peaks, int step) {
+  AnalysisOptions o;
+  o.path = path;
+  o.peaks = peaks;
+  o.step = step;
+  return o;
+}
+
+// Runs `work` without the GIL; the result is built before the GIL is taken back.
+template <class Work>
+auto without_gil(Work&& work) {
+  py::gil_scoped_release release;
+  return work();
+}
+
+}  // namespace
+}  // namespace whyslow
+
+PYBIND11_MODULE(_whyslow, m) {
+  using namespace whyslow;
+  m.doc() = "whyslow's C++ core (use the `whyslow` package, not this module)";
+
+  // TraceError(message) with .kind and .byte_offset; the message is the CLI's, naming the file.
+  static py::exception<LoadError> trace_error(m, "TraceError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const LoadError& e) {
+      py::object err = py::reinterpret_borrow<py::object>(trace_error.ptr())(e.what());
+      err.attr("kind") = kind_name(e.kind());
+      err.attr("byte_offset") = e.byte_offset();
+      PyErr_SetObject(trace_error.ptr(), err.ptr());
+    } catch (const UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const OutputError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    }
+  });
+
+  py::class_<Analysis>(m, "Analysis")
+      .def("json", &Analysis::json, py::call_guard<py::gil_scoped_release>())
+      .def("text", &Analysis::text, py::arg("max_rows"), py::call_guard<py::gil_scoped_release>())
+      .def("html", &Analysis::html, py::call_guard<py::gil_scoped_release>());
+  py::class_<Comparison>(m, "Comparison")
+      .def("json", &Comparison::json, py::call_guard<py::gil_scoped_release>())
+      .def("text", &Comparison::text, py::arg("max_rows"), py::call_guard<py::gil_scoped_release>())
+      .def("html", &Comparison::html, py::call_guard<py::gil_scoped_release>());
+
+  m.def(
+      "analyze",
+      [](const std::string& path, const std::string& peaks, int step, const std::string& label) {
+        Notes notes;
+        auto result = without_gil([&] {
+          Analyzed x = load_and_analyze(options_for(path, peaks, step), notes.sink());
+          if (!label.empty()) x.trace.path = label;  // what the reports name the trace by
+          return std::make_unique<Analysis>(std::move(x));
+        });
+        notes.warn();
+        return result;
+      },
+      py::arg("path"), py::arg("peaks") = "", py::arg("step") = -1, py::arg("label") = "",
+      "load, analyze and explain one trace (the CLI's load_and_analyze); `label` names it in the "
+      "reports in place of the path (a live profiler's temporary file)");
+  m.def(
+      "compare",
+      [](const std::string& a, const std::string& b, const std::string& peaks) {
+        Notes notes;
+        auto result = without_gil([&] {
+          return std::make_unique<Comparison>(load_and_analyze_pair(options_for(a, peaks, -1), b, notes.sink()));
+        });
+        notes.warn();
+        return result;
+      },
+      py::arg("a"), py::arg("b"), py::arg("peaks") = "", "analyze two traces and diff them (`whyslow diff`)");
+  m.def(
+      "write_file",
+      [](const std::string& path, const std::string& content, const std::vector<std::string>& inputs) {
+        write_file_atomically(path, content, {.inputs = inputs});
+      },
+      py::arg("path"), py::arg("content"), py::arg("inputs"), py::call_guard<py::gil_scoped_release>(),
+      "write a whole file or nothing, never over one of `inputs` (src/output/)");
+}

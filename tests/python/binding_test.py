@@ -1,0 +1,328 @@
+"""The Python binding with a real client (issue 17): torch.profiler records a small CPU model with a
+schedule and record_function, then whyslow.explain() reads the live profiler and the exported file.
+Steps and ops are held to torch's own key_averages(); the text and JSON to the CLI's output for
+the same file. Run by tests/python/run_binding_test.sh in a venv where `pip install .` put whyslow.
+Usage: binding_test.py WHYSLOW_CLI FIXTURES_DIR. Exit 77 (ctest: skipped) when torch is missing,
+after the checks that need no torch."""
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import whyslow
+
+CLI, FIXTURES = sys.argv[1], sys.argv[2]
+LEGACY = os.path.join(FIXTURES, "legacy", "mlp_cpu_legacy.json.gz")
+SKIP = 77
+BATCH, SAMPLE_SECONDS = 32, 0.001  # the live run's DataLoader: 32 ms of sleep per batch
+# The GIL check: explain() calls on the largest fixture, and the slack at both ends of a call in
+# which the main thread may still be waking up or not yet see the worker's result.
+GIL_CALLS, GIL_MARGIN_S = 5, 0.01
+# torch's float µs against whyslow's integer ns (ops_oracle_test.cpp's tolerance).
+TOLERANCE_US, TOLERANCE_FRACTION = 1.0, 0.01
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def close(a_us, b_us):
+    return abs(a_us - b_us) <= max(TOLERANCE_US, TOLERANCE_FRACTION * abs(a_us))
+
+
+def rows(table):
+    """A table as a list of dicts, whether pandas made it a DataFrame or not."""
+    return table.to_dict("records") if hasattr(table, "to_dict") else table
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+
+
+def check_same_as_cli(report, path, what):
+    """The binding runs the CLI's pipeline and renderers: the same file prints the same bytes."""
+    check(report.text() == cli("explain", path), f"{what}: text() is `whyslow explain`'s output")
+    check(report.json() == cli("explain", "--json", path), f"{what}: json() is `whyslow explain --json`'s output")
+
+
+def check_report_surface(report, what):
+    doc = json.loads(report.json())
+    check(report.findings == doc["findings"], f"{what}: findings are the JSON document's")
+    for f in report.findings:
+        check(isinstance(f, dict) and {"id", "severity", "title"} <= set(f), f"{what}: a finding has id, severity, title")
+    try:
+        import pandas
+        for name in ("steps", "ops", "kernels", "annotations"):
+            check(isinstance(getattr(report, name), pandas.DataFrame), f"{what}: .{name} is a DataFrame")
+    except ImportError:
+        for name in ("steps", "ops", "kernels", "annotations"):
+            check(isinstance(getattr(report, name), list), f"{what}: .{name} is a list without pandas")
+    for name in ("steps", "ops", "kernels", "annotations"):
+        check(rows(getattr(report, name)) == doc[name], f"{what}: .{name} holds the JSON document's rows")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print(report)
+    check(out.getvalue() == report.text() + "\n", f"{what}: print(report) prints text()")
+    inline = report._repr_html_()
+    check(inline.startswith("<iframe srcdoc=\"") and "&lt;!DOCTYPE html&gt;" in inline[:200],
+          f"{what}: _repr_html_ is the page in an iframe's srcdoc")
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "report.html")
+        report.save_html(page)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        check(html == report.html(), f"{what}: save_html writes html()")
+        check("<script src=" not in html and "<link " not in html, f"{what}: the page loads nothing from outside")
+
+
+def check_errors():
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = os.path.join(tmp, "cut.json")
+        with open(cut, "w") as f:
+            f.write('{"traceEvents": [{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}, {"name": "b", "ph"')
+        try:
+            whyslow.explain(cut)
+            check(False, "a truncated trace raises")
+        except whyslow.TraceError as e:
+            check(isinstance(e, ValueError), "TraceError is a ValueError")
+            check(e.kind == "truncated" and e.byte_offset == os.path.getsize(cut), f"truncated at the end: {e.kind} {e.byte_offset}")
+            r = subprocess.run([CLI, "explain", cut], capture_output=True, text=True)
+            check(str(e) in r.stderr, "the message is the CLI's")
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"traceEvents": [{"name": "a", "ph": "X", "ts": 01}]}')
+        try:
+            whyslow.explain(bad)
+            check(False, "invalid JSON raises")
+        except whyslow.TraceError as e:
+            check(e.kind == "syntax" and bad in str(e) and f"byte {e.byte_offset}" in str(e), f"syntax error names file and byte: {e}")
+        try:
+            whyslow.explain(os.path.join(tmp, "missing.json"))
+            check(False, "a missing file raises")
+        except whyslow.TraceError as e:
+            check(e.kind == "io" and "missing.json" in str(e), f"missing file: {e}")
+        try:
+            whyslow.explain([LEGACY, LEGACY])
+            check(False, "several ranks raise until multi-rank analysis exists")
+        except NotImplementedError as e:
+            check("2 traces" in str(e), f"several ranks: {e}")
+        try:
+            whyslow.explain(LEGACY, step=99)
+            check(False, "a step the trace lacks raises")
+        except ValueError as e:
+            check("ProfilerStep#99" in str(e) and "#1, #2, #3" in str(e), f"missing step: {e}")
+
+
+def check_kineto_fixture():
+    """The same workload recorded by a Kineto torch (2.11, tools/record_cpu_fixture.py): the ops and
+    steps read from Python match that torch's key_averages() and events, saved with the trace."""
+    base = os.path.join(FIXTURES, "torch", "mlp_dataloader_cpu")
+    with open(base + ".oracle.json") as f:
+        oracle = json.load(f)
+    report = whyslow.explain(base + ".json.gz")
+    ops = {r["name"]: r for r in rows(report.ops)}
+    check(set(ops) == {r["key"] for r in oracle["key_averages"]}, "torch 2.11 fixture: the op rows are torch's")
+    for r in oracle["key_averages"]:
+        o = ops.get(r["key"], {})
+        check(o.get("calls") == r["count"] and close(r["self_cpu_time_total"], o.get("self_cpu_us", -1e9))
+              and close(r["cpu_time_total"], o.get("cpu_total_us", -1e9)), f"torch 2.11 fixture: {r['key']}")
+    steps = rows(report.steps)
+    check(len(steps) == len(oracle["step_durations_us"]) and
+          all(close(d, s["duration_us"]) for d, s in zip(oracle["step_durations_us"], steps)),
+          "torch 2.11 fixture: the steps are torch's")
+    check([f["id"] for f in report.findings if f["severity"] == "critical"] == ["data_loading"],
+          "torch 2.11 fixture: data_loading is the critical finding")
+
+
+def check_gil_released():
+    """While C++ loads and analyzes, other Python threads run: a main thread that wakes every ms
+    leaves timestamps inside each long explain() call of a worker thread (none, were the GIL held)."""
+    import threading
+    big = max((os.path.join(d, f) for d, _, fs in os.walk(FIXTURES) for f in fs if f.endswith(".json.gz")),
+              key=os.path.getsize)
+    calls = []
+
+    def work():
+        for _ in range(GIL_CALLS):
+            start = time.perf_counter()
+            whyslow.explain(big)
+            calls.append((start, time.perf_counter()))
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    long_calls = [(s, e) for s, e in calls if e - s >= 2 * GIL_MARGIN_S + 0.01]
+    for s, e in long_calls:
+        check(any(s + GIL_MARGIN_S <= t <= e - GIL_MARGIN_S for t in ticks),
+              f"the main thread ran during a {1e3 * (e - s):.0f} ms explain() of {os.path.basename(big)}")
+    if not long_calls:
+        print("GIL check: no explain() call lasted long enough to tell", file=sys.stderr)
+
+
+def check_legacy_fixture():
+    """The committed legacy-format trace (Debian's torch 1.13): steps, blocks and ops are read."""
+    report = whyslow.explain(LEGACY)
+    check(len(rows(report.steps)) == 3, "legacy fixture: 3 steps")
+    names = {r["name"] for r in rows(report.annotations)}
+    check({"forward", "backward", "optimizer"} <= names, f"legacy fixture: record_function blocks {names}")
+    check(any(r["name"] == "aten::addmm" for r in rows(report.ops)), "legacy fixture: ATen ops")
+    check(len(rows(whyslow.explain([LEGACY]).steps)) == 3, "a one-element list is that trace")
+    check_same_as_cli(report, LEGACY, "legacy fixture")
+    check_report_surface(report, "legacy fixture")
+    d = whyslow.diff(LEGACY, LEGACY)
+    check(d.text() == cli("diff", LEGACY, LEGACY), "diff text is `whyslow diff`'s")
+    check(json.loads(d.json()) == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
+
+
+def record(torch):
+    """A small CPU model fed by a DataLoader whose samples take 1 ms each (num_workers=0), so the
+    loop waits for its input: 6 step() calls, schedule wait=1, warmup=1, active=3."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    class SlowSamples(torch.utils.data.Dataset):
+        def __len__(self):
+            return 6 * BATCH
+
+        def __getitem__(self, i):
+            time.sleep(SAMPLE_SECONDS)
+            return torch.randn(64), i % 10
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader = torch.utils.data.DataLoader(SlowSamples(), batch_size=BATCH)
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3, repeat=1)) as prof:
+        for x, y in loader:
+            with record_function("forward"):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            with record_function("backward"):
+                opt.zero_grad()
+                loss.backward()
+            with record_function("optimizer"):
+                opt.step()
+            prof.step()
+    return prof
+
+
+def check_empty_profiler(torch):
+    """torch keeps only the latest cycle: with repeat=0, 6 step() calls end in a new cycle's wait
+    and the profile object exports nothing. whyslow says so instead of explaining an empty trace."""
+    from torch.profiler import ProfilerActivity, profile, schedule
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+        for _ in range(6):
+            torch.randn(8).sum()
+            prof.step()
+    with tempfile.TemporaryDirectory() as tmp:
+        prof.export_chrome_trace(os.path.join(tmp, "t.json"))
+        with open(os.path.join(tmp, "t.json")) as f:
+            exported = json.load(f)
+    events = exported if isinstance(exported, list) else exported.get("traceEvents", [])
+    if any(e.get("ph") == "X" for e in events):
+        return  # a torch that keeps the finished cycle: nothing to say
+    try:
+        whyslow.explain(prof)
+        check(False, "a profiler that exported no events raises")
+    except ValueError as e:
+        check("exported no events" in str(e) and "repeat=1" in str(e), f"empty profiler: {e}")
+
+
+def check_data_loading(report, prof, what):
+    """The loop waits for the DataLoader (32 ms of sleep per batch against a model step of a few
+    ms): whyslow's data_loading finding, its numbers within the range of torch's own events."""
+    events = list(prof.events())
+    steps = [e for e in events if e.name.startswith("ProfilerStep")]  # torch renames them ProfilerStep*
+    loading = [sum(e.time_range.elapsed_us() for e in events if e.name.startswith("enumerate(DataLoader)#")
+                   and s.time_range.start <= e.time_range.start and e.time_range.end <= s.time_range.end)
+               for s in steps]
+    found = [f for f in report.findings if f["id"] == "data_loading"]
+    check(len(found) == 1, f"{what}: one data_loading finding, got {[f['id'] for f in report.findings]}")
+    if not found:
+        return
+    f = found[0]
+    check(f["severity"] == "critical", f"{what}: data_loading is critical (over half the step): {f['severity']}")
+    ev = {k: v["value"] for k, v in f["evidence"].items()}
+    check(min(loading) - TOLERANCE_US <= ev["data_loading_us"] <= max(loading) + TOLERANCE_US,
+          f"{what}: data_loading_us {ev['data_loading_us']} within torch's per-step DataLoader time {loading}")
+    durations = [s.time_range.elapsed_us() for s in steps]
+    check(min(durations) - TOLERANCE_US <= ev["step_us"] <= max(durations) + TOLERANCE_US,
+          f"{what}: step_us {ev['step_us']} within torch's step durations {durations}")
+    check(ev["data_loading_us"] >= BATCH * SAMPLE_SECONDS * 1e6, f"{what}: the DataLoader span holds the samples' sleep")
+
+
+def check_against_key_averages(report, prof, what):
+    averages = {e.key: e for e in prof.key_averages()}
+    ops = {r["name"]: r for r in rows(report.ops) if not r.get("device_row")}
+    check("ProfilerStep*" in averages, f"{what}: torch recorded steps")
+    steps = rows(report.steps)
+    check(len(steps) == averages["ProfilerStep*"].count, f"{what}: {len(steps)} steps, torch {averages['ProfilerStep*'].count}")
+    check(close(averages["ProfilerStep*"].cpu_time_total, sum(s["duration_us"] for s in steps)),
+          f"{what}: the steps' time is torch's ProfilerStep* CPU total")
+    check(set(ops) == set(averages), f"{what}: the op rows are torch's: only whyslow {set(ops) - set(averages)}, "
+                                     f"only torch {set(averages) - set(ops)}")
+    for key, e in averages.items():
+        r = ops.get(key)
+        if r is None:
+            continue
+        check(r["calls"] == e.count, f"{what}: {key} calls {r['calls']} vs torch {e.count}")
+        check(close(e.self_cpu_time_total, r["self_cpu_us"]), f"{what}: {key} self CPU {r['self_cpu_us']} vs torch {e.self_cpu_time_total}")
+        check(close(e.cpu_time_total, r["cpu_total_us"]), f"{what}: {key} CPU total {r['cpu_total_us']} vs torch {e.cpu_time_total}")
+    blocks = {r["name"]: r for r in rows(report.annotations)}
+    for block in ("forward", "backward", "optimizer"):
+        check(block in blocks and blocks[block]["calls"] == averages[block].count, f"{what}: record_function {block!r}")
+    # A CPU-only run launches nothing: whyslow must not claim GPU work.
+    check(all(s["kernels"] == 0 and s["gpu_busy_us"] == 0 for s in steps), f"{what}: no GPU work in the steps")
+    check(not any("kernel" in f["id"] for f in report.findings), f"{what}: no kernel finding on a CPU-only run")
+
+
+def main():
+    check_errors()
+    check_legacy_fixture()
+    check_kineto_fixture()
+    check_gil_released()
+    try:
+        import torch
+    except ImportError:
+        print("torch is not importable: the live-profiler checks are skipped", file=sys.stderr)
+        return SKIP if not failures else 1
+    print(f"torch {torch.__version__}, kineto {torch.autograd.kineto_available()}", file=sys.stderr)
+    prof = record(torch)
+    before = set(os.listdir(tempfile.gettempdir()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a sane trace loads without notes
+        live = whyslow.explain(prof)
+    check(set(os.listdir(tempfile.gettempdir())) <= before, "the live profiler's export is removed")
+    check_against_key_averages(live, prof, "live profiler")
+    check_report_surface(live, "live profiler")
+    check_data_loading(live, prof, "live profiler")
+    check_empty_profiler(torch)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        exported = whyslow.explain(path)
+        check_against_key_averages(exported, prof, "exported file")
+        check_same_as_cli(exported, path, "exported file")
+        a, b = json.loads(live.json()), json.loads(exported.json())
+        check(a["trace"]["path"] == "<torch.profiler.profile>", "a live profiler's report names it, not a temporary file")
+        a["trace"].pop("path"), b["trace"].pop("path")
+        check(a == b, "the live profiler and its exported file give the same report")
+    print(f"{checks} checks, {len(failures)} failures", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
