@@ -4,7 +4,7 @@
 set -euo pipefail
 # chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s).
 packages=(build-essential cmake ninja-build pkg-config python3
-          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev chromium "$@")
+          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev libgtest-dev chromium "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
