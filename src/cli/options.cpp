@@ -14,6 +14,7 @@ void add_allow_truncated(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option_function<size_t>("--max-value-size", [&o](size_t mib) { o.load.max_value_bytes = mib << 20; },
                                    "largest single event or value to load, in MiB (default 64)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  cmd->add_flag("--quiet", o.quiet, "no progress display on stderr while a large trace loads");
 }
 
 void add_peaks(CLI::App* cmd, CommonOptions& o) {

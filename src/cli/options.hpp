@@ -17,11 +17,13 @@ struct CommonOptions {
   bool json = false;
   int step = -1;      // ProfilerStep#N to focus on; -1: the whole trace
   std::string peaks;  // --peaks FILE: measured ceilings for the roofline
+  bool quiet = false; // --quiet: no progress display while loading
 };
 
 // The trace argument (and --allow-truncated) of a subcommand that reads one trace.
 void add_trace_input(CLI::App* cmd, CommonOptions& o);
-// --allow-truncated and --max-value-size: how much of a damaged or huge trace the loader accepts.
+// --allow-truncated and --max-value-size: how much of a damaged or huge trace the loader accepts;
+// --quiet: no progress display.
 void add_allow_truncated(CLI::App* cmd, CommonOptions& o);
 void add_peaks(CLI::App* cmd, CommonOptions& o);
 void add_step(CLI::App* cmd, CommonOptions& o);

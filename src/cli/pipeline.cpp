@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/gpu_peaks.hpp"
+#include "cli/load_progress.hpp"
 #include "trace/slice_trace.hpp"
 #include "trace/steps.hpp"
 
@@ -41,7 +42,9 @@ Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measure
 
 }  // namespace
 
-Trace load_with_notes(const std::string& path, const LoadOptions& options) {
+Trace load_with_notes(const std::string& path, const CommonOptions& o) {
+  LoadOptions options = o.load;
+  if (!o.quiet) options.progress = terminal_load_progress(path);
   Trace t = load_trace(path, options);
   print_load_notes(t);
   return t;
@@ -58,7 +61,7 @@ void print_load_notes(const Trace& t) {
                "read them as spaces\n", t.path, t.replaced_control_chars);
 }
 
-Analyzed load_and_analyze(const CommonOptions& o) { return analyze_loaded(load_with_notes(o.path, o.load), o); }
+Analyzed load_and_analyze(const CommonOptions& o) { return analyze_loaded(load_with_notes(o.path, o), o); }
 
 Analyzed analyze_loaded(Trace trace, const CommonOptions& o) {
   if (o.step >= 0) {
@@ -70,8 +73,8 @@ Analyzed analyze_loaded(Trace trace, const CommonOptions& o) {
 
 AnalyzedPair load_and_analyze_pair(const CommonOptions& o, const std::string& path_b) {
   const std::optional<Ceilings> measured = measured_ceilings(o);
-  Trace a = load_with_notes(o.path, o.load);
-  Trace b = load_with_notes(path_b, o.load);
+  Trace a = load_with_notes(o.path, o);
+  Trace b = load_with_notes(path_b, o);
   return {analyze_and_explain(std::move(a), measured), analyze_and_explain(std::move(b), measured)};
 }
 

@@ -26,8 +26,8 @@ struct Analyzed {
 
 // Warns on stderr about what the loader had to tolerate (a truncated file, raw control characters).
 void print_load_notes(const Trace& trace);
-// Loads `path` and prints its notes.
-Trace load_with_notes(const std::string& path, const LoadOptions& options);
+// Loads `path` (with a progress display on a terminal unless o.quiet) and prints its notes.
+Trace load_with_notes(const std::string& path, const CommonOptions& o);
 
 // The trace of o.path, cut to ProfilerStep#o.step when given, analyzed with o.peaks, explained.
 Analyzed load_and_analyze(const CommonOptions& o);
