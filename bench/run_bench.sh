@@ -10,9 +10,9 @@
 # 3. for the big files and three public corpus traces (or the FILEs given) runs
 #      whyslow_bench FILE                              (one process per file: peak RSS is per process)
 #      python3 -c 'json.load(open(FILE))'              (gzip.open for .gz; also one process per file)
-#    each twice, and reports the second run, when the file is in the page cache (Python runs once
-#    on files over 1 GB: whyslow's runs have just put them in the page cache, and one run of
-#    json.load on 2 GB takes a minute and ~20 GB);
+#    each twice, and reports the second run, when the file is in the page cache. Python skips
+#    files over 1 GB unless BENCH_PYTHON_BIG=1 (then it runs once): json.load of 2 GB takes
+#    minutes and more memory (~8x the JSON) than a shared 2-core machine may have;
 # 4. prints two markdown tables: throughput and memory against json.load, and where whyslow's
 #    time goes, stage by stage.
 #
@@ -120,13 +120,15 @@ for path in files:
     name = os.path.basename(path)
     print(f"run_bench: {name} ...", file=sys.stderr, flush=True)
     w = [whyslow(path) for _ in range(2)][-1]          # second run: warm page cache
-    python_runs = 1 if w["input_mb"] > 1000 else 2
-    p = [python_json(path) for _ in range(python_runs)][-1]
+    big = w["input_mb"] > 1000
+    p = None
+    if not big or os.environ.get("BENCH_PYTHON_BIG") == "1":
+        p = [python_json(path) for _ in range(1 if big else 2)][-1]
     mb = w["input_mb"]
     rows.append(dict(name=name, disk=w["disk_mb"], mb=mb, w=w, p=p))
     print(f"run_bench:   whyslow {w['seconds']:.3f} s ({w['cpu']:.3f} s CPU), {w['rss_mb']:.0f} MB RSS, "
-          f"{w['events']} events; python {p['seconds']:.3f} s ({p['cpu']:.3f} s CPU), {p['rss_mb']:.0f} MB RSS, "
-          f"{p['events']} JSON events", file=sys.stderr, flush=True)
+          f"{w['events']} events" + (f"; python {p['seconds']:.3f} s ({p['cpu']:.3f} s CPU), {p['rss_mb']:.0f} MB RSS, "
+          f"{p['events']} JSON events" if p else ""), file=sys.stderr, flush=True)
 
 
 def short(name):
@@ -144,9 +146,11 @@ print("| file | on-disk MB | MB | whyslow MB/s | python MB/s | speed ratio | why
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     w, p, mb = r["w"], r["p"], r["mb"]
+    if p is None:  # no baseline: json.load was skipped
+        p = dict(seconds=float("nan"), rss_mb=float("nan"), cpu=float("nan"))
     print(f"| {short(r['name'])} | {r['disk']:.1f} | {mb:.1f} | {mb / w['seconds']:.0f} | {mb / p['seconds']:.0f} | "
           f"{p['seconds'] / w['seconds']:.1f}× | {w['rss_mb']:.0f} | {w['rss_mb'] / mb:.2f} | {p['rss_mb']:.0f} | "
-          f"{mb / w['cpu']:.0f} / {mb / p['cpu']:.0f} |")
+          f"{mb / w['cpu']:.0f} / {mb / p['cpu']:.0f} |".replace("nan×", "–").replace("nan", "–"))
 print()
 print("MB/s columns use wall-clock time; the last column uses CPU time (user + system, all threads), "
       "which other work on the machine disturbs less. Load average when the table was made: "
