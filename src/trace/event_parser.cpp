@@ -53,7 +53,7 @@ struct Scratch {
   ParsedBatch& batch;
   std::string key;
   void text(TextField field, std::string_view text) {
-    batch.texts.push_back({field, text});
+    batch.texts.push_back({field, text.data() ? batch.strings.add(text) : kAbsentText});
   }
 };
 
@@ -428,6 +428,7 @@ void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
 void parse_batch(ParsedBatch& batch, const std::string& path) {
   batch.events.clear();
   batch.texts.clear();
+  batch.strings.clear();
   batch.owned.clear();
   batch.replaced_control_chars = 0;
   batch.error = nullptr;

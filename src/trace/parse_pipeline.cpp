@@ -122,13 +122,15 @@ void ParsePipeline::build_oldest() {
 void ParsePipeline::build(ParsedBatch& b) {
   replaced_control_chars_ += b.replaced_control_chars;
   StringPool& names = builder_.names();
+  ids_.resize(b.strings.distinct.size());
+  for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = names.intern(b.strings.distinct[i], b.strings.hashes[i]);
   uint32_t text = 0;
   for (size_t i = 0; i < b.events.size(); ++i) {
     BatchEvent& be = b.events[i];
     ParsedEvent& e = be.event;
     for (; text < be.texts_end; ++text) {
       const EventText& t = b.texts[text];
-      const NameId id = t.text.data() ? names.intern(t.text) : kNoName;
+      const NameId id = t.text == kAbsentText ? kNoName : ids_[t.text];
       switch (t.field) {
         case TextField::Name: e.name = id; break;
         case TextField::Category: e.category = id; break;

@@ -46,6 +46,7 @@ class ParsePipeline {
   std::unique_ptr<Shared> shared_;
   uint64_t submitted_ = 0, built_ = 0;  // batches
   TimeRange times_;
+  std::vector<NameId> ids_;  // the batch's distinct strings → NameIds
   uint64_t replaced_control_chars_ = 0;
   double parse_seconds_ = 0, build_seconds_ = 0;
 };

@@ -27,9 +27,26 @@ enum class TextField : uint8_t {
   Name, Category, Pid, Tid, InputDims, InputType, InputStrides, ConcreteInputs, SyncKind, MetaValue
 };
 
+inline constexpr uint32_t kAbsentText = UINT32_MAX;
+
 struct EventText {
   TextField field;
-  std::string_view text;  // data() == nullptr: the field is absent (kNoName)
+  uint32_t text;  // index into BatchStrings::distinct, or kAbsentText (the field is kNoName)
+};
+
+// A batch's distinct strings in the order of their first occurrence, so the builder interns each
+// once per batch (a batch repeats the same few dozen names hundreds of times) and in the order a
+// one-thread load would. Filled on the parser thread, which also hashes them for the pool.
+class BatchStrings {
+ public:
+  uint32_t add(std::string_view s);
+  void clear();
+  std::vector<std::string_view> distinct;
+  std::vector<uint64_t> hashes;  // StringPool::hash of each
+
+ private:
+  void grow();
+  std::vector<uint32_t> table_ = std::vector<uint32_t>(1024, kAbsentText);  // open addressing
 };
 
 struct BatchEvent {
@@ -50,6 +67,7 @@ struct ParsedBatch {
   simdjson::ondemand::parser parser;  // owns the string buffer texts point into
   std::vector<BatchEvent> events;     // the events parsed before `error`, in order
   std::vector<EventText> texts;
+  BatchStrings strings;
   std::deque<std::string> owned;      // strings unescaped by whyslow itself (rare)
   uint64_t replaced_control_chars = 0;
   std::exception_ptr error;           // the batch's first error, after `events`
