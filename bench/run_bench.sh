@@ -3,14 +3,21 @@
 #
 #   bench/run_bench.sh [FILE...]
 #
-# 1. builds the Release preset (build/release) if needed;
-# 2. makes bench/out/big.json (>= 500 MiB of plain Kineto JSON, git-ignored) with
-#    tools/make_big_trace.py if it is missing;
-# 3. for the big file and three public corpus traces (or the FILEs given) runs
+# 1. builds the Release preset (build/release) if needed (WHYSLOW_BENCH=path/to/whyslow_bench
+#    skips the build and times that binary instead);
+# 2. makes bench/out/big.json (>= 500 MiB) and bench/out/big2g.json (>= 2 GiB) of plain Kineto
+#    JSON (git-ignored) with tools/make_big_trace.py if they are missing;
+# 3. for the big files and three public corpus traces (or the FILEs given) runs
 #      whyslow_bench FILE                              (one process per file: peak RSS is per process)
 #      python3 -c 'json.load(open(FILE))'              (gzip.open for .gz; also one process per file)
-#    each twice, and reports the second run, when the file is in the page cache;
-# 4. prints a markdown table.
+#    each twice, and reports the second run, when the file is in the page cache. Python skips
+#    files over 1 GB unless BENCH_PYTHON_BIG=1 (then it runs once): json.load of 2 GB takes
+#    minutes and more memory (~8x the JSON) than a shared 2-core machine may have;
+# 4. prints two markdown tables: throughput and memory against json.load, and where whyslow's
+#    time goes, stage by stage.
+#
+# whyslow uses every core it is given (reading or inflating, parsing, and framing + building run
+# on three threads); to measure it on two cores of a bigger machine: taskset -c 0,1 bench/run_bench.sh
 #
 # MB = 10^6 bytes of uncompressed JSON (what the parser reads; for .gz files the on-disk size is
 # smaller). Speeds exclude process start-up: whyslow_bench times run_pipeline(), the Python
@@ -20,17 +27,20 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BUILD="$ROOT/build/release"
-BENCH="$BUILD/bench/whyslow_bench"
+BENCH="${WHYSLOW_BENCH:-$BUILD/bench/whyslow_bench}"
 OUT="$ROOT/bench/out"
 BIG="$OUT/big.json"
+BIG2G="$OUT/big2g.json"
 PUBLIC="$ROOT/../shared/traces/public"
 [ -d "$PUBLIC" ] || PUBLIC=/work/shared/traces/public
 
 # ---- 1. build ----
-if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake --preset release
+if [ -z "${WHYSLOW_BENCH:-}" ]; then
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    cmake --preset release
+  fi
+  cmake --build --preset release --target whyslow_bench
 fi
-cmake --build --preset release --target whyslow_bench
 
 # ---- 2. the big trace ----
 if [ ! -f "$BIG" ]; then
@@ -38,11 +48,15 @@ if [ ! -f "$BIG" ]; then
   # 530 × 10^6 bytes: at least 500 MiB, at most ~540 MB (one repetition of the 3.8 MB source).
   python3 "$ROOT/tools/make_big_trace.py" "$BIG" --min-mb 530
   # Check that the CLI reads it too (skipped with a warning if the CLI does not build right now).
-  if cmake --build --preset release --target whyslow >/dev/null 2>&1; then
+  if [ -z "${WHYSLOW_BENCH:-}" ] && cmake --build --preset release --target whyslow >/dev/null 2>&1; then
     "$BUILD/whyslow" info "$BIG"
   else
     echo "run_bench: warning: the whyslow CLI does not build; skipped 'whyslow info $BIG'" >&2
   fi
+fi
+if [ ! -f "$BIG2G" ]; then
+  # 2150 × 10^6 bytes: over 2 GiB (2147.5 × 10^6), to show time and memory growing linearly.
+  python3 "$ROOT/tools/make_big_trace.py" "$BIG2G" --min-mb 2150
 fi
 
 if [ $# -gt 0 ]; then
@@ -50,6 +64,7 @@ if [ $# -gt 0 ]; then
 else
   FILES=(
     "$BIG"
+    "$BIG2G"
     "$PUBLIC/AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz"
     "$PUBLIC/facebookresearch__param/et_replay__tests__inputs__dlrm_kineto.tar.gz__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json"
     "$PUBLIC/facebookresearch__HolisticTraceAnalysis/tests__data__mtia_trace_single_rank__mtia_rank_0.json.gz"
@@ -79,14 +94,19 @@ print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6, event
 """
 
 
+STAGES = ("read", "inflate", "wait", "frame", "parse", "build", "analyze", "explain", "render")
+
+
 def whyslow(path):
     r = subprocess.run([bench, "--repeat", "1", path], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"run_bench: whyslow_bench failed on {path}:\n{r.stderr.strip()}")
     row = r.stdout.strip().splitlines()[-1].split("\t")
-    # file input_MB disk_MB seconds MB_per_s events peak_rss_MB cpu_seconds
+    # file input_MB disk_MB seconds MB_per_s events peak_rss_MB cpu_seconds, then the stages
+    # (absent from whyslow_bench builds older than the stage split)
+    stages = dict(zip(STAGES, map(float, row[8:17]))) if len(row) >= 17 else None
     return dict(input_mb=float(row[1]), disk_mb=float(row[2]), seconds=float(row[3]),
-                events=int(row[5]), rss_mb=float(row[6]), cpu=float(row[7]))
+                events=int(row[5]), rss_mb=float(row[6]), cpu=float(row[7]), stages=stages)
 
 
 def python_json(path):
@@ -100,26 +120,63 @@ for path in files:
     name = os.path.basename(path)
     print(f"run_bench: {name} ...", file=sys.stderr, flush=True)
     w = [whyslow(path) for _ in range(2)][-1]          # second run: warm page cache
-    p = [python_json(path) for _ in range(2)][-1]
+    big = w["input_mb"] > 1000
+    p = None
+    if not big or os.environ.get("BENCH_PYTHON_BIG") == "1":
+        p = [python_json(path) for _ in range(1 if big else 2)][-1]
     mb = w["input_mb"]
-    rows.append((name, w["disk_mb"], mb, mb / w["seconds"], w["rss_mb"], mb / p["seconds"], p["rss_mb"],
-                 p["seconds"] / w["seconds"], mb / w["cpu"], mb / p["cpu"]))
+    rows.append(dict(name=name, disk=w["disk_mb"], mb=mb, w=w, p=p))
     print(f"run_bench:   whyslow {w['seconds']:.3f} s ({w['cpu']:.3f} s CPU), {w['rss_mb']:.0f} MB RSS, "
-          f"{w['events']} events; python {p['seconds']:.3f} s ({p['cpu']:.3f} s CPU), {p['rss_mb']:.0f} MB RSS, "
-          f"{p['events']} JSON events", file=sys.stderr, flush=True)
+          f"{w['events']} events" + (f"; python {p['seconds']:.3f} s ({p['cpu']:.3f} s CPU), {p['rss_mb']:.0f} MB RSS, "
+          f"{p['events']} JSON events" if p else ""), file=sys.stderr, flush=True)
+
+
+def short(name):
+    return name if len(name) <= 60 else name[:28] + "…" + name[-28:]
+
 
 print()
-print("Loader throughput and peak memory, whyslow (`load_trace`, single thread) vs Python "
-      "`json.load`. Each measurement ran twice in a fresh process; the table shows the second "
-      "(warm page cache) run. MB = 10^6 bytes of uncompressed JSON; on-disk MB differs for .gz.")
+print("Whole `explain` pipeline (load, analyze, explain, render the text report) of whyslow vs "
+      "Python's `json.load` of the same file (`gzip.open` + `json.load` for .gz). Each "
+      "measurement ran in a fresh process, twice; the table shows the second (warm page cache) "
+      f"run. {len(os.sched_getaffinity(0))} CPUs available. MB = 10^6 bytes of uncompressed JSON; "
+      "on-disk MB differs for .gz.")
 print()
-print("| file | on-disk MB | MB | whyslow MB/s | whyslow peak RSS MB | python MB/s | python peak RSS MB | speed ratio | whyslow / python MB/s by CPU time |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-for name, disk, mb, ws, wr, ps, pr, ratio, wc, pc in rows:
-    short = name if len(name) <= 60 else name[:28] + "…" + name[-28:]
-    print(f"| {short} | {disk:.1f} | {mb:.1f} | {ws:.0f} | {wr:.0f} | {ps:.0f} | {pr:.0f} | {ratio:.1f}× | {wc:.0f} / {pc:.0f} |")
+print("| file | on-disk MB | MB | whyslow MB/s | python MB/s | speed ratio | whyslow peak RSS MB | RSS / JSON size | python peak RSS MB | whyslow / python MB/s by CPU time |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    w, p, mb = r["w"], r["p"], r["mb"]
+    if p is None:  # no baseline: json.load was skipped
+        p = dict(seconds=float("nan"), rss_mb=float("nan"), cpu=float("nan"))
+    print(f"| {short(r['name'])} | {r['disk']:.1f} | {mb:.1f} | {mb / w['seconds']:.0f} | {mb / p['seconds']:.0f} | "
+          f"{p['seconds'] / w['seconds']:.1f}× | {w['rss_mb']:.0f} | {w['rss_mb'] / mb:.2f} | {p['rss_mb']:.0f} | "
+          f"{mb / w['cpu']:.0f} / {mb / p['cpu']:.0f} |".replace("nan×", "–").replace("nan", "–"))
 print()
-print("MB/s columns use wall-clock time; the last column uses CPU time (user + system), which other "
-      "work on the machine disturbs less. Load average when the table was made: "
+print("MB/s columns use wall-clock time; the last column uses CPU time (user + system, all threads), "
+      "which other work on the machine disturbs less. Load average when the table was made: "
       + " ".join(open("/proc/loadavg").read().split()[:3]) + ".")
+
+if any(r["w"]["stages"] for r in rows):
+    print()
+    print("Where whyslow's time goes (seconds of wall-clock time). read / inflate run on a thread of "
+          "their own and parse on another, overlapped with frame + build on the calling thread; "
+          "wait is the time the framer waited for input, build includes waiting for the parser "
+          "thread. load = the loader's wall-clock time (frame + wait + build).")
+    print()
+    print("| file | total s | read | inflate | parse | frame | wait | build | load | analyze | explain | render |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        st = r["w"]["stages"]
+        if not st:
+            continue
+        load = st["frame"] + st["wait"] + st["build"]
+        cells = [st["read"], st["inflate"], st["parse"], st["frame"], st["wait"], st["build"], load,
+                 st["analyze"], st["explain"], st["render"]]
+        print(f"| {short(r['name'])} | {r['w']['seconds']:.3f} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    big = [r for r in rows if r["mb"] > 400]
+    if len(big) >= 2:
+        print()
+        print("Scaling (files over 400 MB): " + "; ".join(
+            f"{r['mb']:.0f} MB: {r['w']['seconds'] / r['mb'] * 1000:.2f} s/GB, "
+            f"{r['w']['rss_mb'] / r['mb'] * 1000:.0f} MB RSS per GB" for r in big) + ".")
 PY

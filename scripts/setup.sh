@@ -6,7 +6,7 @@ set -euo pipefail
 # python3-dev, python3-venv, pybind11-dev: `pip install .` (the Python module, python/); python3-torch
 # (1.13, CPU-only; with its dependencies ~280 packages) and python3-pandas: the python_binding test's real client.
 packages=(build-essential cmake ninja-build pkg-config python3
-          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libgtest-dev chromium
+          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev libgtest-dev chromium
           python3-dev python3-venv pybind11-dev python3-torch python3-pandas "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -134,9 +134,11 @@ TEST(AttentionModels, CatOnTheLlamaFixtureIsModelled) {
         EXPECT_GT(g.cost.bytes, 0);
       }
   EXPECT_GT(cat_groups, 0);
-  for (size_t i = 0; i < e.facts.kernels.size(); ++i)
-    if (e.trace.names.view(e.facts.kernels[i].name).find("CatArrayBatchedCopy") != std::string_view::npos)
+  for (size_t i = 0; i < e.facts.kernels.size(); ++i) {
+    if (e.trace.names.view(e.facts.kernels[i].name).find("CatArrayBatchedCopy") != std::string_view::npos) {
       EXPECT_EQ(e.facts.roofline.kernels[i].modelled_calls, e.facts.kernels[i].calls);
+    }
+  }
 }
 
 TEST(Attention, CudnnSdpaFixtureMatchesTheHandFormula) {

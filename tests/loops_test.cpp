@@ -90,10 +90,24 @@ TEST(Loops, NoneWhereStepsDoNotRepeat) {
   std::vector<std::string> paths = {blocks_fixture("attention_eager.json.gz"), blocks_fixture("attention_sdpa.json.gz"),
                                     blocks_fixture("blocks_modules_stack.json.gz")};
   for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/torch"))
-    if (entry.path().string().ends_with(".json.gz")) paths.push_back(entry.path().string());
+    if (entry.path().string().ends_with(".json.gz") && entry.path().filename() != "mlp_dataloader_cpu.json.gz")
+      paths.push_back(entry.path().string());
   for (const std::string& p : paths) {
     const auto e = testing::explain_file(p);
     EXPECT_TRUE(e.facts.loops.empty()) << p << ": " << e.facts.loops.size() << " loops";
+  }
+}
+
+// A step that does repeat: mlp_dataloader_cpu's DataLoader span fills each step and fetches its 32
+// samples one by one (a single-process DataLoader, each sample a randn and a 1 ms sleep): one
+// iteration per sample.
+TEST(Loops, ADataLoaderFetchingSampleBySampleIsALoop) {
+  const auto e = testing::explain_file(std::string(WHYSLOW_FIXTURES) + "/torch/mlp_dataloader_cpu.json.gz");
+  ASSERT_EQ(e.facts.loops.size(), e.facts.steps.size());
+  for (const LoopFacts& l : e.facts.loops) {
+    EXPECT_EQ(l.iterations.size(), 32u);
+    EXPECT_EQ(e.trace.name_of(l.block).substr(0, 17), "enumerate(DataLoa");
+    EXPECT_EQ(l.tokens_per_iteration, 0);
   }
 }
 

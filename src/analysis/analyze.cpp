@@ -1,9 +1,24 @@
+#include <future>
+
 #include "analysis/passes.hpp"
 
 namespace whyslow {
 
 Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   Facts f;
+  // The tables that read only the trace run on a second core while this thread runs the passes
+  // that depend on one another (the trace is immutable; each pass writes only its own result).
+  struct Tables {
+    std::vector<OpRow> ops;
+    std::vector<KernelRow> kernels;
+    std::vector<AnnotationRow> annotations;
+    CompileFacts compile;
+    ProfilerOverheadFacts profiler;
+  };
+  std::future<Tables> tables = std::async(std::launch::async, [&trace] {
+    return Tables{op_table(trace), kernel_table(trace), annotation_table(trace), compile_regions(trace),
+                  profiler_overhead(trace)};
+  });
   std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
   f.steps = measure_steps(trace);
@@ -12,9 +27,6 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   // the main thread of a stepless trace (summing every thread's waits can exceed the window).
   f.window = measure_window(trace, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event]);
   f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
-  f.ops = op_table(trace);
-  f.kernels = kernel_table(trace);
-  f.annotations = annotation_table(trace);
   f.launches = launch_queue(trace);
   f.syncs = sync_waits(trace, busy);
   f.copies = copies(trace);
@@ -25,8 +37,12 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     f.steady_window = measure_window(trace, f.window_thread, f.cold_start.startup_end_ns);
     break_down_window(trace, busy, f.window_thread, f.steady_window);
   }
-  f.compile = compile_regions(trace);
-  f.profiler = profiler_overhead(trace);
+  Tables t = tables.get();
+  f.ops = std::move(t.ops);
+  f.kernels = std::move(t.kernels);
+  f.annotations = std::move(t.annotations);
+  f.compile = std::move(t.compile);
+  f.profiler = std::move(t.profiler);
   f.roofline = roofline(trace, f.kernels, options.measured);
   f.comm = communication(trace, f.steps);
   f.blocks = code_blocks(trace, f.steps, f.window, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event],

@@ -211,6 +211,7 @@ struct CommFacts {
 };
 // A collective's bus bandwidth (nccl-tests' busBw) in bytes/s; 0 when its size or group is unknown.
 double bus_bytes_per_s(const CollectiveCall& c, int64_t dur_ns);
+
 // ---- blocks: the user's code as a tree (blocks.cpp) ----
 enum class BlockKind : uint8_t {
   Annotation,  // record_function (user_annotation; a 2021 trace's block filed as an op)
@@ -265,6 +266,8 @@ struct BlockFacts {
   // launched in them from any thread), or a stepless trace's whole window.
   int64_t basis_cpu_ns = 0, basis_gpu_ns = 0;
   uint64_t annotation_events = 0, module_events = 0, python_frames = 0;
+};
+
 // ---- loops inside a step (loops.cpp): a step whose top-level work repeats, split into iterations ----
 struct LoopFacts {
   size_t step = 0;              // index into Facts::steps

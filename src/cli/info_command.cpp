@@ -15,7 +15,7 @@ Command add_info_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("info", "what the trace holds: events, tracks, devices");
   add_trace_input(cmd, *o);
   return {cmd, [o] {
-            const Trace trace = load_with_notes(o->path, o->load);
+            const Trace trace = load_with_notes(o->path, load_options_for(*o, o->path));
             // Names come from the trace: printable() keeps their control characters off the terminal.
             fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", printable(trace.path), trace.size(),
                        trace.tracks.size(), trace.devices.size(), trace.input_bytes);

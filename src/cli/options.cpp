@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include "cli/load_progress.hpp"
+
 namespace whyslow::cli {
 
 void add_trace_input(CLI::App* cmd, CommonOptions& o) {
@@ -14,6 +16,9 @@ void add_allow_truncated(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option_function<size_t>("--max-value-size", [&o](size_t mib) { o.load.max_value_bytes = mib << 20; },
                                    "largest single event or value to load, in MiB (default 64)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  o.progress = terminal_load_progress;
+  cmd->add_flag_callback("--quiet", [&o] { o.progress = nullptr; },
+                         "no progress display on stderr while a large trace loads");
 }
 
 void add_peaks(CLI::App* cmd, CommonOptions& o) {

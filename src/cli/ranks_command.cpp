@@ -9,7 +9,8 @@
 
 #include "analysis/ranks/rank_digest.hpp"
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "cli/options.hpp"
+#include "pipeline/pipeline.hpp"
 #include "explain/explain_ranks.hpp"
 #include "report/ranks_report.hpp"
 #include "trace/trace_set.hpp"

@@ -41,6 +41,12 @@ Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measure
 
 }  // namespace
 
+LoadOptions load_options_for(const AnalysisOptions& o, const std::string& path) {
+  LoadOptions options = o.load;
+  if (o.progress) options.progress = o.progress(path);
+  return options;
+}
+
 Trace load_with_notes(const std::string& path, const LoadOptions& options, const NoteSink& notes) {
   Trace t = load_trace(path, options);
   report_load_notes(t, notes);
@@ -59,7 +65,7 @@ void report_load_notes(const Trace& t, const NoteSink& notes) {
 }
 
 Analyzed load_and_analyze(const AnalysisOptions& o, const NoteSink& notes) {
-  return analyze_loaded(load_with_notes(o.path, o.load, notes), o);
+  return analyze_loaded(load_with_notes(o.path, load_options_for(o, o.path), notes), o);
 }
 
 Analyzed analyze_loaded(Trace trace, const AnalysisOptions& o) {
@@ -72,8 +78,8 @@ Analyzed analyze_loaded(Trace trace, const AnalysisOptions& o) {
 
 AnalyzedPair load_and_analyze_pair(const AnalysisOptions& o, const std::string& path_b, const NoteSink& notes) {
   const std::optional<Ceilings> measured = measured_ceilings(o);
-  Trace a = load_with_notes(o.path, o.load, notes);
-  Trace b = load_with_notes(path_b, o.load, notes);
+  Trace a = load_with_notes(o.path, load_options_for(o, o.path), notes);
+  Trace b = load_with_notes(path_b, load_options_for(o, path_b), notes);
   return {analyze_and_explain(std::move(a), measured), analyze_and_explain(std::move(b), measured)};
 }
 

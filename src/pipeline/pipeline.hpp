@@ -25,7 +25,12 @@ struct AnalysisOptions {
   LoadOptions load;
   int step = -1;      // ProfilerStep#N to focus on; -1: the whole trace
   std::string peaks;  // measured ceilings for the roofline (a --peaks file); empty: datasheet only
+  // Makes the progress display of one file's load (the CLI's line on a terminal); empty: none.
+  std::function<std::function<void(const LoadProgress&)>(const std::string& path)> progress;
 };
+
+// o.load, with o.progress's display for `path`.
+LoadOptions load_options_for(const AnalysisOptions& o, const std::string& path);
 
 struct Analyzed {
   Trace trace;

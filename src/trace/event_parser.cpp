@@ -1,9 +1,11 @@
-#include "trace/event_parser.hpp"
+#include "trace/parsed_batch.hpp"
+#include "trace/time_range.hpp"
 
 #include <emmintrin.h>
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string_view>
 
@@ -46,9 +48,13 @@ const char* type_name(od::json_type t) {
   return "something else";
 }
 
-// Scratch space for the rare strings and keys simdjson cannot hand over in place.
+// Where one batch's parse writes: the batch, and scratch space for escaped keys (used at once).
 struct Scratch {
-  std::string key, value;
+  ParsedBatch& batch;
+  std::string key;
+  void text(TextField field, std::string_view text) {
+    batch.texts.push_back({field, text.data() ? batch.strings.add(text) : kAbsentText});
+  }
 };
 
 [[gnu::noinline]] std::string_view escaped_key(const char* p, Scratch& scratch) {
@@ -101,14 +107,14 @@ inline od::json_type type_of(od::value& v, std::string_view key) {
 // path tells them apart: the first is an error, the second valid JSON (kept, with U+FFFD).
 [[gnu::noinline]] std::string_view string_slow_path(od::value& v, std::string_view key, Scratch& scratch) {
   const std::string_view raw = v.raw_json_token();  // still the string's token after the failure
-  scratch.value.clear();
+  std::string& value = scratch.batch.owned.emplace_back();  // the builder reads it later
   try {
-    unescape_json_string(raw.data() + 1, scratch.value);
+    unescape_json_string(raw.data() + 1, value);
   } catch (const JsonStringError& e) {
     throw EventFieldError{"the string in " + quoted(key) + " holds " + e.what, raw.data() + 1 + e.offset,
                           LoadError::Kind::Syntax};
   }
-  return scratch.value;
+  return value;
 }
 
 inline std::string_view string_value(od::value& v, std::string_view key, Scratch& scratch) {
@@ -137,12 +143,6 @@ std::string_view scalar_text(od::value& v, od::json_type t, std::string_view key
                           raw.data(), LoadError::Kind::Syntax};
   return raw;
 }
-
-// The range of times whyslow computes with: |ts| and |ts + dur| below 2^62 ns (146 years on
-// either side of the trace's clock zero: Unix-epoch nanoseconds reach 2^62 in 2116). Any
-// difference of two such times fits in int64 with room to spare, and no analysis has to check
-// its arithmetic on end - start.
-constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
 
 // Microsecond time fields: must be numbers that fit; converted exactly to ns.
 int64_t time_field(od::value& v, std::string_view key) {
@@ -189,22 +189,24 @@ void int3_arg(od::value& v, std::string_view key, int32_t out[3]) {
 }
 
 // pid / tid: integers or strings ("Spans", "stream 7"); kept as their text.
-NameId id_text(od::value& v, std::string_view key, StringPool& names, Scratch& scratch) {
+void id_text(od::value& v, std::string_view key, TextField field, Scratch& scratch) {
   const od::json_type t = type_of(v, key);
-  if (t == od::json_type::string) return names.intern(string_value(v, key, scratch));
+  if (t == od::json_type::string) return scratch.text(field, string_value(v, key, scratch));
   if (t == od::json_type::null) {
     scalar_text(v, t, key);
-    return names.intern("");
+    return scratch.text(field, std::string_view(""));  // the empty name, not an absent one
   }
   if (t == od::json_type::array || t == od::json_type::object)
     throw EventFieldError{quoted(key) + " must be a number or a string, got " + type_name(t), location(v)};
-  return names.intern(scalar_text(v, t, key));
+  scratch.text(field, scalar_text(v, t, key));
 }
 
-NameId string_or_raw(od::value& v, std::string_view key, StringPool& names, Scratch& scratch) {
+// A name field: a string's text, an array's raw text, a scalar's text; absent (kNoName) for an
+// object or null.
+void string_or_raw(od::value& v, std::string_view key, TextField field, Scratch& scratch) {
   const od::json_type t = type_of(v, key);
-  if (t == od::json_type::string) return names.intern(string_value(v, key, scratch));
-  if (t == od::json_type::object) return kNoName;
+  if (t == od::json_type::string) return scratch.text(field, string_value(v, key, scratch));
+  if (t == od::json_type::object) return scratch.text(field, {});
   if (t == od::json_type::array) {
     // The array's text as written ("[[64, 64], [64]]"), its elements unparsed (see
     // docs/ARCHITECTURE.md: what the loader validates).
@@ -212,14 +214,13 @@ NameId string_or_raw(od::value& v, std::string_view key, StringPool& names, Scra
     std::string_view raw;
     if (v.get_array().get(a) || a.raw_json().get(raw))
       throw EventFieldError{"malformed array in " + quoted(key), location(v), LoadError::Kind::Syntax};
-    return names.intern(trim(raw));
+    return scratch.text(field, trim(raw));
   }
   const std::string_view raw = scalar_text(v, t, key);
-  if (t == od::json_type::null) return kNoName;
-  return names.intern(raw);
+  scratch.text(field, t == od::json_type::null ? std::string_view{} : raw);
 }
 
-void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& scratch) {
+void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
   for (auto field_result : args) {
     od::field f;
     if (std::move(field_result).get(f))
@@ -232,19 +233,19 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
         break;
       case 4:
         if (key == "grid") { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
-        else if (key == "name") e.meta_value = string_or_raw(v, key, names, scratch);
+        else if (key == "name") string_or_raw(v, key, TextField::MetaValue, scratch);
         break;
       case 5:
         if (key == "block") { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
         else if (key == "bytes") e.gpu.bytes = int_arg(v, key, -1);
-        else if (key == "dtype") e.comm.dtype = string_or_raw(v, key, names, scratch);
+        else if (key == "dtype") string_or_raw(v, key, TextField::CommDtype, scratch);
         break;
       case 6:
-        if (key == "labels") e.meta_value = string_or_raw(v, key, names, scratch);
+        if (key == "labels") string_or_raw(v, key, TextField::MetaValue, scratch);
         break;
       case 10:
-        if (key == "Input type") e.shapes.input_type = string_or_raw(v, key, names, scratch);
-        else if (key == "Input Dims") e.shapes.input_dims = string_or_raw(v, key, names, scratch);
+        if (key == "Input type") string_or_raw(v, key, TextField::InputType, scratch);
+        else if (key == "Input Dims") string_or_raw(v, key, TextField::InputDims, scratch);
         else if (key == "Group size") e.comm.group_size = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 11:
@@ -253,23 +254,23 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
         break;
       case 13:
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
-        else if (key == "Input Strides") e.shapes.input_strides = string_or_raw(v, key, names, scratch);
+        else if (key == "Input Strides") string_or_raw(v, key, TextField::InputStrides, scratch);
         else if (key == "In msg nelems") e.comm.in_nelems = int_arg(v, key, -1);
         else if (key == "Fwd thread id") e.forward_linked = true;
         break;
       case 14:
-        if (key == "cuda_sync_kind") e.sync_kind = string_or_raw(v, key, names, scratch);
+        if (key == "cuda_sync_kind") string_or_raw(v, key, TextField::SyncKind, scratch);
         else if (key == "Out msg nelems") e.comm.out_nelems = int_arg(v, key, -1);
         break;
       case 15:
-        if (key == "Concrete Inputs") e.shapes.concrete_inputs = string_or_raw(v, key, names, scratch);
-        else if (key == "Collective name") e.comm.collective = string_or_raw(v, key, names, scratch);
+        if (key == "Concrete Inputs") string_or_raw(v, key, TextField::ConcreteInputs, scratch);
+        else if (key == "Collective name") string_or_raw(v, key, TextField::CommCollective, scratch);
         break;
       case 16:  // older torch names the group by number only
-        if (key == "Process Group ID" && e.comm.group == kNoName) e.comm.group = string_or_raw(v, key, names, scratch);
+        if (key == "Process Group ID") string_or_raw(v, key, TextField::CommGroupId, scratch);
         break;
       case 18:
-        if (key == "Process Group Name") e.comm.group = string_or_raw(v, key, names, scratch);
+        if (key == "Process Group Name") string_or_raw(v, key, TextField::CommGroupName, scratch);
         break;
       case 20:
         if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));
@@ -280,7 +281,7 @@ void parse_args(od::object& args, ParsedEvent& e, StringPool& names, Scratch& sc
   }
 }
 
-void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scratch& scratch) {
+void parse_event_object(od::object& obj, ParsedEvent& e, Scratch& scratch) {
   for (auto field_result : obj) {
     od::field f;
     if (std::move(field_result).get(f))
@@ -295,9 +296,9 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scra
       if (ph.empty()) throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", where};
       e.ph = ph[0];
     } else if (key == "name") {
-      e.name = string_or_raw(v, key, names, scratch);
+      string_or_raw(v, key, TextField::Name, scratch);
     } else if (key == "cat") {
-      e.category = string_or_raw(v, key, names, scratch);
+      string_or_raw(v, key, TextField::Category, scratch);
     } else if (key == "ts") {
       e.ts_ns = time_field(v, key);
       e.has_ts = true;
@@ -309,9 +310,9 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scra
         e.has_dur = true;
       }
     } else if (key == "pid") {
-      e.pid = id_text(v, key, names, scratch);
+      id_text(v, key, TextField::Pid, scratch);
     } else if (key == "tid") {
-      e.tid = id_text(v, key, names, scratch);
+      id_text(v, key, TextField::Tid, scratch);
     } else if (key == "id") {
       e.correlation = int_arg(v, key);  // flow id: equals the launch's correlation
     } else if (key == "args") {
@@ -320,7 +321,7 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scra
         od::object args;
         if (v.get_object().get(args))
           throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
-        parse_args(args, e, names, scratch);
+        parse_args(args, e, scratch);
       } else if (t == od::json_type::null) {
         scalar_text(v, t, key);
       } else {
@@ -330,56 +331,7 @@ void parse_event_object(od::object& obj, ParsedEvent& e, StringPool& names, Scra
   }
 }
 
-// The times of the events so far, checked one event at a time against the limits that keep
-// the analyses' int64 arithmetic exact. Real traces are minutes long and sum to hours.
-struct TimeRange {
-  // Between the earliest start and the latest end: below 2^62 ns (146 years). Any difference of
-  // two times is then below 2^62, leaving 2^62 of headroom for what the analyses add to it
-  // (rounding up a window to whole buckets, a step's end plus a margin).
-  static constexpr int64_t kMaxSpanNs = int64_t{1} << 62;
-  // All durations together: at most 2^62 ns. The analyses add up durations of subsets of the
-  // events (per kernel name, per op, per step); bounding the total bounds every such sum.
-  static constexpr uint64_t kMaxTotalDurationNs = uint64_t{1} << 62;
-
-  int64_t min_start = INT64_MAX, max_end = INT64_MIN;
-  uint64_t total_dur_ns = 0;  // unsigned: 2^62 + 2^62 fits
-
-  // Adds an event whose start is already within ±2^62 (time_field checks it); returns what is
-  // wrong with its times, or nullptr. Negative durations count as 0, as the builder stores them.
-  const char* add(const ParsedEvent& e) {
-    const int64_t dur = e.dur_ns > 0 ? e.dur_ns : 0;  // time_field: below 2^62
-    const int64_t end = e.ts_ns + dur;                // below 2^63: no overflow
-    if (end >= kMaxAbsTimeNs)
-      return "the event ends ('ts' + 'dur') beyond the range whyslow reads, below ±2^62 ns (146 years "
-             "from the trace's clock zero)";
-    min_start = std::min(min_start, e.ts_ns);
-    max_end = std::max(max_end, end);
-    if (max_end - min_start >= kMaxSpanNs)  // both within ±2^62: the difference fits
-      return "this event and an earlier one are 2^62 ns (146 years) or more apart: more than the "
-             "span of times whyslow computes with";
-    total_dur_ns += static_cast<uint64_t>(dur);  // at most 2^62 + 2^62: cannot wrap
-    if (total_dur_ns > kMaxTotalDurationNs)
-      return "the durations of the events up to this one add up to more than 2^62 ns (146 years), "
-             "more than whyslow's 64-bit sums can hold";
-    return nullptr;
-  }
-};
-
 }  // namespace
-
-struct EventParser::Impl {
-  Impl(TraceBuilder& b, std::string p) : builder(b), path(printable(p)) {}
-  TraceBuilder& builder;
-  std::string path;  // as messages print it
-  od::parser parser;
-  ParsedEvent event;
-  Scratch scratch;
-  TimeRange times;
-};
-
-EventParser::EventParser(TraceBuilder& builder, std::string path)
-    : impl_(std::make_unique<Impl>(builder, std::move(path))) {}
-EventParser::~EventParser() = default;
 
 namespace {
 
@@ -387,26 +339,33 @@ std::string where_text(const std::string& path, uint64_t offset, uint64_t index)
   return path + ": byte " + std::to_string(offset) + " (event #" + std::to_string(index) + ")";
 }
 
-}  // namespace
+// The event's own checks, those that need no other event: a phase, and the times its phase needs.
+// Returns what is wrong, or nullptr.
+const char* missing_field(const ParsedEvent& e) {
+  switch (e.ph) {
+    case 'X':
+      if (!e.has_ts) return "complete event (\"ph\": \"X\") has no 'ts'";
+      if (!e.has_dur) return "complete event (\"ph\": \"X\") has no 'dur'";
+      return nullptr;
+    case 'i': case 'I':
+      return e.has_ts ? nullptr : "instant event (\"ph\": \"i\") has no 'ts'";
+    case 0:
+      return "event has no 'ph' (phase)";
+    default:
+      return nullptr;
+  }
+}
 
-void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<EventSpan>& spans,
-                              uint64_t buf_file_offset, uint64_t first_index) {
-  if (spans.empty()) return;
-  Impl& im = *impl_;
-  StringPool& names = im.builder.names();
-  // The batch document runs from the byte before the first event (buf[-1] when the event starts
-  // the buffer: the caller keeps that byte free) to the byte after the last.
+void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
+  const std::vector<EventSpan>& spans = b.spans;
+  char* const buf = b.bytes.get();
+  // The batch document runs from the byte before the first event to the byte after the last.
   char* const open = buf + spans.front().begin - 1;
   char* const close = buf + spans.back().end;
-  const size_t batch_len = static_cast<size_t>(close - open) + 1;
-  const size_t batch_capacity = buf_capacity - spans.front().begin + 1;
-  const char saved_open = *open, saved_close = *close;
   *open = '[';
   *close = ']';
-  struct Restore {
-    char* open; char* close; char x, y;
-    ~Restore() { *open = x; *close = y; }
-  } restore{open, close, saved_open, saved_close};
+  const size_t batch_len = static_cast<size_t>(close - open) + 1;
+  const size_t batch_capacity = b.capacity - spans.front().begin + 1;
 
   auto event_at = [&](const char* p) -> size_t {  // index of the span holding pointer p
     if (!p) return 0;
@@ -417,29 +376,28 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
   };
   auto fail = [&](size_t i, const char* where, const std::string& what,
                   LoadError::Kind kind = LoadError::Kind::Syntax) -> void {
-    const uint64_t offset = buf_file_offset + (where ? static_cast<uint64_t>(where - buf) : spans[i].begin);
-    throw LoadError(kind, where_text(im.path, offset, first_index + i) + ": " + what, offset);
+    const uint64_t offset = b.bytes_file_offset + (where ? static_cast<uint64_t>(where - buf) : spans[i].begin);
+    throw LoadError(kind, where_text(path, offset, b.first_index + i) + ": " + what, offset);
   };
   // simdjson's first pass (UTF-8, control characters) fails for the batch as a whole: find the
   // event it fails on by checking the events one at a time.
   auto first_invalid = [&]() -> size_t {
     for (size_t i = 0; i < spans.size(); ++i) {
       od::document one;
-      if (im.parser.iterate(buf + spans[i].begin, spans[i].end - spans[i].begin,
-                            buf_capacity - spans[i].begin).get(one))
+      if (b.parser.iterate(buf + spans[i].begin, spans[i].end - spans[i].begin,
+                           b.capacity - spans[i].begin).get(one))
         return i;
     }
     return 0;
   };
 
-  constexpr LoadError::Kind kSchema = LoadError::Kind::Schema;
+  Scratch scratch{b, {}};
   for (int attempt = 0;; ++attempt) {
     od::document doc;
-    error_code err = im.parser.iterate(open, batch_len, batch_capacity).get(doc);
+    error_code err = b.parser.iterate(open, batch_len, batch_capacity).get(doc);
     if (err == simdjson::UNESCAPED_CHARS && attempt == 0) {
       // Raw control bytes inside strings: invalid JSON, but real writers emit them.
-      replaced_control_chars_ +=
-          blank_control_chars_in_strings(buf, spans.front().begin, spans.back().end);
+      b.replaced_control_chars += blank_control_chars_in_strings(buf, spans.front().begin, spans.back().end);
       continue;
     }
     if (err) fail(first_invalid(), nullptr, std::string("not valid JSON: ") + simdjson::error_message(err));
@@ -458,45 +416,45 @@ void EventParser::parse_batch(char* buf, size_t buf_capacity, const std::vector<
           fail(at, where, "expected an event object ({...})", LoadError::Kind::Schema);
         fail(at, where, std::string("not valid JSON: ") + simdjson::error_message(err));
       }
-      im.event.reset();
+      const size_t texts_begin = b.texts.size();
+      ParsedEvent e;
       try {
-        parse_event_object(obj, im.event, names, im.scratch);
+        parse_event_object(obj, e, scratch);
       } catch (const EventFieldError& fe) {
+        b.texts.resize(texts_begin);
         fail(i, fe.where, fe.message, fe.kind);
       } catch (const simdjson::simdjson_error& se) {
-        const char* where = location(doc);
-        fail(i, where, std::string("not valid JSON: ") + se.what());
+        b.texts.resize(texts_begin);
+        fail(i, location(doc), std::string("not valid JSON: ") + se.what());
       }
-      ParsedEvent& e = im.event;
-      switch (e.ph) {
-        case 'X':
-          if (!e.has_ts) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'ts'", kSchema);
-          if (!e.has_dur) fail(i, nullptr, "complete event (\"ph\": \"X\") has no 'dur'", kSchema);
-          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
-          im.builder.add_event(e);
-          break;
-        case 'i': case 'I':
-          if (!e.has_ts) fail(i, nullptr, "instant event (\"ph\": \"i\") has no 'ts'", kSchema);
-          if (const char* wrong = im.times.add(e)) fail(i, nullptr, wrong, kSchema);
-          im.builder.add_event(e);
-          break;
-        case 'M':
-          im.builder.add_metadata(e);
-          break;
-        case 's': case 'f':
-          im.builder.add_flow(e);
-          break;
-        case 0:
-          fail(i, nullptr, "event has no 'ph' (phase)", kSchema);
-          break;
-        default:
-          im.builder.count_ignored();
-          break;
+      if (const char* missing = missing_field(e)) {
+        b.texts.resize(texts_begin);
+        fail(i, nullptr, missing, LoadError::Kind::Schema);
       }
+      b.events.push_back({e, static_cast<uint32_t>(b.texts.size()), b.bytes_file_offset + spans[i].begin});
       ++i;
     }
     return;
   }
+}
+
+}  // namespace
+
+void parse_batch(ParsedBatch& batch, const std::string& path) {
+  batch.events.clear();
+  batch.texts.clear();
+  batch.strings.clear();
+  batch.owned.clear();
+  batch.replaced_control_chars = 0;
+  batch.error = nullptr;
+  if (batch.spans.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    parse_batch_or_throw(batch, path);
+  } catch (...) {
+    batch.error = std::current_exception();
+  }
+  batch.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace whyslow

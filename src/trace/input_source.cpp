@@ -1,119 +1,150 @@
 #include "trace/input_source.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
-
-#include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
-#include <vector>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "common/terminal_text.hpp"
-#include "trace/load_error.hpp"
+#include "trace/gzip_stream.hpp"
+#include "trace/raw_file.hpp"
 
 namespace whyslow {
+namespace {
 
-struct InputSource::Gzip {
-  z_stream zs{};
-  std::vector<unsigned char> in = std::vector<unsigned char>(1 << 20);
-  bool input_done = false;
-  bool stream_end = false;
-  uint64_t decoded = 0;  // bytes handed out, over all members
-  ~Gzip() { inflateEnd(&zs); }
+// Read-ahead: four chunks of 256 KiB, as much as a batch of events (load_trace.cpp): the
+// reader thread keeps a batch's worth ahead of the framer; 1 MiB per file in flight.
+constexpr size_t kChunkBytes = size_t{256} << 10;
+constexpr size_t kChunks = 4;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+struct InputSource::Prefetch {
+  Prefetch(const std::string& path) : file(path, printable(path)) {
+    unsigned char magic[2];
+    const size_t got = file.read(reinterpret_cast<char*>(magic), 2);
+    file.rewind();
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) gzip = std::make_unique<GzipStream>(file);
+    for (Chunk& c : chunks) c.data = std::make_unique_for_overwrite<char[]>(kChunkBytes);
+    thread = std::thread([this] { produce_all(); });
+  }
+  ~Prefetch() {
+    {
+      std::lock_guard lock(m);
+      stop = true;
+    }
+    cv.notify_all();
+    thread.join();
+  }
+
+  size_t produce(char* dst) { return gzip ? gzip->read(dst, kChunkBytes) : file.read(dst, kChunkBytes); }
+
+  // The background thread: fills free chunks in order until the end, an error, or stop.
+  void produce_all() {
+    for (size_t slot = 0;; slot = (slot + 1) % kChunks) {
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stop || filled < kChunks; });
+        if (stop) return;
+      }
+      size_t got = 0;
+      std::exception_ptr err;
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        got = produce(chunks[slot].data.get());
+      } catch (...) {
+        err = std::current_exception();
+      }
+      {
+        std::lock_guard lock(m);
+        busy_seconds += seconds_since(t0);
+        file_read = file.bytes_read();
+        chunks[slot].len = got;
+        if (got > 0) ++filled;
+        if (got == 0 || err) {
+          done = true;
+          error = err;
+        }
+      }
+      cv.notify_all();
+      if (got == 0 || err) return;
+    }
+  }
+
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    size_t len = 0;
+  };
+  RawFile file;
+  std::unique_ptr<GzipStream> gzip;
+  Chunk chunks[kChunks];
+  std::mutex m;
+  std::condition_variable cv;
+  size_t filled = 0;     // chunks ready for the reader, starting at `head`
+  size_t head = 0;       // the chunk read() takes bytes from
+  size_t head_used = 0;  // bytes of it already handed out
+  bool done = false, stop = false;
+  std::exception_ptr error;  // what ended the stream early, thrown after the bytes before it
+  double busy_seconds = 0;
+  uint64_t file_read = 0;  // file.bytes_read() as of the last chunk, for progress (read under m)
+  std::thread thread;
 };
 
-InputSource::InputSource(const std::string& path) : path_(printable(path)) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0)
-    throw LoadError(LoadError::Kind::Io, path_ + ": cannot open: " + std::strerror(errno), 0);
-  posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  unsigned char magic[2];
-  const size_t got = read_raw(reinterpret_cast<char*>(magic), 2);
-  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-    gz_ = std::make_unique<Gzip>();
-    // 15 + 32: zlib detects the gzip header itself.
-    if (inflateInit2(&gz_->zs, 15 + 32) != Z_OK)
-      throw LoadError(LoadError::Kind::Io, path_ + ": cannot start gzip decoder", 0);
-    gz_->in[0] = magic[0];
-    gz_->in[1] = magic[1];
-    gz_->zs.next_in = gz_->in.data();
-    gz_->zs.avail_in = 2;
-  } else {
-    ::lseek(fd_, 0, SEEK_SET);
-    raw_read_ = 0;
-  }
+InputSource::InputSource(const std::string& path) : prefetch_(std::make_unique<Prefetch>(path)) {
+  compressed_ = prefetch_->gzip != nullptr;
 }
 
-InputSource::~InputSource() {
-  if (fd_ >= 0) ::close(fd_);
+InputSource::~InputSource() = default;
+
+uint64_t InputSource::file_size() const { return prefetch_->file.size(); }
+
+uint64_t InputSource::file_bytes_read() const {
+  std::lock_guard lock(prefetch_->m);
+  return prefetch_->file_read;
 }
 
-size_t InputSource::read_raw(char* dst, size_t n) {
-  size_t total = 0;
-  while (total < n) {
-    const ssize_t r = ::read(fd_, dst + total, n - total);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw LoadError(LoadError::Kind::Io,
-                      path_ + ": read error at byte " + std::to_string(raw_read_) + ": " +
-                          std::strerror(errno),
-                      raw_read_);
-    }
-    if (r == 0) break;
-    total += static_cast<size_t>(r);
-    raw_read_ += static_cast<uint64_t>(r);
-  }
-  return total;
+double InputSource::produce_seconds() const {
+  std::lock_guard lock(prefetch_->m);
+  return prefetch_->busy_seconds;
 }
 
 size_t InputSource::read(char* dst, size_t n) {
-  if (!gz_) return read_raw(dst, n);
-  Gzip& g = *gz_;
-  g.zs.next_out = reinterpret_cast<Bytef*>(dst);
-  g.zs.avail_out = static_cast<uInt>(n);
-  while (g.zs.avail_out > 0) {
-    if (g.zs.avail_in == 0 && !g.input_done) {
-      const size_t got = read_raw(reinterpret_cast<char*>(g.in.data()), g.in.size());
-      if (got == 0) g.input_done = true;
-      g.zs.next_in = g.in.data();
-      g.zs.avail_in = static_cast<uInt>(got);
+  Prefetch& p = *prefetch_;
+  size_t total = 0;
+  while (total < n) {
+    std::unique_lock lock(p.m);
+    if (p.filled == 0) {
+      if (p.done) {
+        if (p.error && total == 0) std::rethrow_exception(p.error);
+        break;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      p.cv.wait(lock, [&] { return p.filled > 0 || p.done; });
+      wait_seconds_ += seconds_since(t0);
+      continue;
     }
-    if (g.stream_end) {
-      // A file may hold several gzip members back to back; anything else after the end
-      // of a member is the end of the data.
-      if (g.zs.avail_in == 0) break;
-      if (g.zs.next_in[0] != 0x1f) break;
-      inflateReset(&g.zs);
-      g.stream_end = false;
-    }
-    if (g.zs.avail_in == 0 && g.input_done) {
-      // The compressed stream stopped before its end marker: the writer died mid-file.
-      // Hand back what was decoded; the JSON layer reports the truncation. When nothing could
-      // be decoded at all, the JSON layer would see an empty file, so say it here.
-      if (g.decoded + (n - g.zs.avail_out) == 0)
-        throw LoadError(LoadError::Kind::Truncated,
-                        path_ + ": truncated: the gzip file ends at byte " +
-                            std::to_string(raw_read_) +
-                            " before any data could be decoded (the program that wrote it "
-                            "probably stopped mid-write). No complete event comes before the cut.",
-                        raw_read_);
-      break;
-    }
-    const int rc = inflate(&g.zs, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      g.stream_end = true;
-    } else if (rc == Z_BUF_ERROR) {
-      if (g.input_done) break;
-    } else if (rc != Z_OK) {
-      throw LoadError(LoadError::Kind::Io,
-                      path_ + ": corrupt gzip data near compressed byte " +
-                          std::to_string(raw_read_ - g.zs.avail_in) + ": " +
-                          (g.zs.msg ? g.zs.msg : "inflate failed"),
-                      raw_read_ - g.zs.avail_in);
+    lock.unlock();  // the head chunk is the reader's until it is handed back
+    Prefetch::Chunk& c = p.chunks[p.head];
+    const size_t take = std::min(n - total, c.len - p.head_used);
+    std::memcpy(dst + total, c.data.get() + p.head_used, take);
+    total += take;
+    p.head_used += take;
+    if (p.head_used == c.len) {
+      p.head_used = 0;
+      p.head = (p.head + 1) % kChunks;
+      lock.lock();
+      --p.filled;
+      lock.unlock();
+      p.cv.notify_all();
     }
   }
-  g.decoded += n - g.zs.avail_out;
-  return n - g.zs.avail_out;
+  return total;
 }
 
 }  // namespace whyslow

@@ -1,5 +1,7 @@
 // Streams a trace file's bytes, plain or gzip (detected by its magic bytes, not its name),
-// into a caller's buffer. Nothing here allocates in proportion to the file.
+// into a caller's buffer. A background thread reads (and inflates) ahead into a few fixed
+// chunks, so decompression runs on the other core while the caller parses. Nothing here
+// allocates in proportion to the file.
 #pragma once
 
 #include <cstddef>
@@ -17,19 +19,22 @@ class InputSource {
   InputSource(const InputSource&) = delete;
   InputSource& operator=(const InputSource&) = delete;
 
-  // Fills up to n bytes; returns 0 at the end. Throws LoadError on a read or gzip error.
+  // Fills up to n bytes, fewer only at the end; returns 0 at the end. Throws LoadError on a read
+  // or gzip error, after handing out every byte that came before it.
   size_t read(char* dst, size_t n);
-  bool compressed() const { return gz_ != nullptr; }
-  // Bytes of the file on disk consumed so far (compressed bytes for .gz).
-  uint64_t raw_bytes_read() const { return raw_read_; }
+  bool compressed() const { return compressed_; }
+  // Seconds the background thread spent reading and inflating, and seconds read() waited for it.
+  double produce_seconds() const;
+  double wait_seconds() const { return wait_seconds_; }
+  // The file's size on disk, and how much of it the background thread has read so far.
+  uint64_t file_size() const;
+  uint64_t file_bytes_read() const;
 
  private:
-  size_t read_raw(char* dst, size_t n);
-  struct Gzip;
-  std::string path_;  // as messages print it (printable)
-  int fd_ = -1;
-  uint64_t raw_read_ = 0;
-  std::unique_ptr<Gzip> gz_;
+  struct Prefetch;
+  bool compressed_ = false;
+  double wait_seconds_ = 0;
+  std::unique_ptr<Prefetch> prefetch_;
 };
 
 }  // namespace whyslow

@@ -39,8 +39,9 @@ NameId StringPool::find(std::string_view s) const {
   }
 }
 
-NameId StringPool::intern(std::string_view s) {
-  const uint64_t h = hash_bytes(s);
+uint64_t StringPool::hash(std::string_view s) { return hash_bytes(s); }
+
+NameId StringPool::intern(std::string_view s, uint64_t h) {
   const size_t mask = table_.size() - 1;
   size_t i = h & mask;
   for (;; i = (i + 1) & mask) {

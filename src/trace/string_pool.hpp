@@ -20,7 +20,10 @@ class StringPool {
   StringPool& operator=(StringPool&&) noexcept;
   ~StringPool();
 
-  NameId intern(std::string_view s);
+  NameId intern(std::string_view s) { return intern(s, hash(s)); }
+  // The same, with hash(s) computed already (by the loader's parser thread).
+  NameId intern(std::string_view s, uint64_t hash);
+  static uint64_t hash(std::string_view s);
   // kNoName when `s` was never interned.
   NameId find(std::string_view s) const;
   std::string_view view(NameId id) const { return id == kNoName ? std::string_view{} : views_[id]; }

@@ -107,6 +107,14 @@ struct FlowStats {
   uint64_t starts = 0, finishes = 0, unmatched_finishes = 0, unmatched_starts = 0;
 };
 
+// Where the loader's time went, in seconds of wall-clock time per stage, for the benchmark's
+// stage split. `read` (plain files) or `inflate` (gzip, which includes reading the compressed
+// bytes) runs on a thread of its own, overlapped with the others; `wait` is how long the
+// framer waited for it. frame + parse + build + wait is the loader's time on the calling thread.
+struct LoadTimes {
+  double read = 0, inflate = 0, wait = 0, frame = 0, parse = 0, build = 0;
+};
+
 struct Trace {
   std::string path;
   StringPool names;
@@ -152,6 +160,7 @@ struct Trace {
   uint64_t replaced_control_chars = 0;
   uint64_t ignored_events = 0;       // phases whyslow does not read (B/E, C, …): counted
   uint64_t repaired_op_links = 0;    // kernels/copies/memsets whose External id op did not enclose their launch
+  LoadTimes load_times;
 
   size_t size() const { return start_ns.size(); }
   int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }

@@ -1,0 +1,49 @@
+#include "trace/raw_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "trace/load_error.hpp"
+
+namespace whyslow {
+
+RawFile::RawFile(const std::string& path, std::string shown_path) : shown_path_(std::move(shown_path)) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0)
+    throw LoadError(LoadError::Kind::Io, shown_path_ + ": cannot open: " + std::strerror(errno), 0);
+  posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  struct stat st{};
+  if (::fstat(fd_, &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+}
+
+RawFile::~RawFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+size_t RawFile::read(char* dst, size_t n) {
+  size_t total = 0;
+  while (total < n) {
+    const ssize_t r = ::read(fd_, dst + total, n - total);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw LoadError(LoadError::Kind::Io,
+                      shown_path_ + ": read error at byte " + std::to_string(read_) + ": " + std::strerror(errno),
+                      read_);
+    }
+    if (r == 0) break;
+    total += static_cast<size_t>(r);
+    read_ += static_cast<uint64_t>(r);
+  }
+  return total;
+}
+
+void RawFile::rewind() {
+  ::lseek(fd_, 0, SEEK_SET);
+  read_ = 0;
+}
+
+}  // namespace whyslow
