@@ -5,9 +5,11 @@ set -euo pipefail
 # chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s).
 # python3-dev, python3-venv, pybind11-dev: `pip install .` (the Python module, python/); python3-torch
 # (1.13, CPU-only; with its dependencies ~280 packages) and python3-pandas: the python_binding test's real client.
+# libopenmpi-dev, openmpi-bin: whyslow-mpi and its test (mpirun).
 packages=(build-essential cmake ninja-build pkg-config python3
           libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev libgtest-dev chromium
-          python3-dev python3-venv pybind11-dev python3-torch python3-pandas "$@")
+          python3-dev python3-venv pybind11-dev python3-torch python3-pandas
+          libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -23,6 +23,7 @@ Command add_info_command(CLI::App& app);      // info_command.cpp
 Command add_diff_command(CLI::App& app);      // diff_command.cpp
 Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
+Command add_digest_command(CLI::App& app);    // digest_command.cpp
 
 // `explain` of several ranks (ranks_command.cpp); is_one_trace: the arguments name one file.
 bool is_one_trace(const std::vector<std::string>& args);

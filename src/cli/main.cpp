@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_explain_command(app), add_ops_command(app),    add_kernels_command(app),
                                          add_info_command(app),    add_diff_command(app),   add_report_command(app),
-                                         add_annotate_command(app)};
+                                         add_annotate_command(app), add_digest_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

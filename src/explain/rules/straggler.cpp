@@ -17,6 +17,10 @@ constexpr int64_t kMinLateNs = 100'000;
 // A rank last at under a quarter of the collectives is not the one holding the job back; with 8
 // ranks chance alone makes each last at about an eighth.
 constexpr double kMinLastShare = 0.25;
+// ... unless its lateness is most of all the ranks' lateness together: one slow block once a step
+// (a data fetch before the step's first collective) makes its rank last at one collective only,
+// yet every other rank waits for it there.
+constexpr double kDominantLateShare = 0.5;
 // Without a block to blame, a step that itself starts late by at least half the lateness says the
 // delay comes from before the profiled steps.
 constexpr double kStartExplainsShare = 0.5;
@@ -32,8 +36,11 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   const int64_t late = f.late_per_step_ns[s];
   const int64_t step = r.step_ns;
   const double last_share = static_cast<double>(f.times_last[s]) / static_cast<double>(f.collectives.size());
+  int64_t all_late = 0;
+  for (const int64_t l : f.late_per_step_ns) all_late += l;
+  const bool dominant = static_cast<double>(late) >= kDominantLateShare * static_cast<double>(all_late);
   if (step <= 0 || late < kMinLateNs || static_cast<double>(late) < kMinLateShare * static_cast<double>(step) ||
-      last_share < kMinLastShare)
+      (last_share < kMinLastShare && !dominant))
     return;
   const bool caused = f.has_cause;
   const bool before_window = !caused && static_cast<double>(f.step_start_late_ns) >= kStartExplainsShare * static_cast<double>(late);

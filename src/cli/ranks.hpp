@@ -1,0 +1,21 @@
+// `explain` of a job's ranks, in the pieces whyslow-mpi shares: each rank file (a trace or a
+// digest) reduced to its summary, and the report from the summaries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "report/digest/digest_file.hpp"
+
+namespace whyslow::cli {
+
+// A digest file read back, or a trace loaded (its notes on stderr), analyzed and digested.
+RankSummary summarize_rank(const std::string& path, const CommonOptions& o);
+// Every path summarized, the traces loaded in parallel (trace_set.hpp); in `paths` order.
+std::vector<RankSummary> summarize_ranks(const std::vector<std::string>& paths, const CommonOptions& o);
+// The cross-rank passes and rules over the summaries, printed as text or JSON. Throws UsageError
+// for a summary without a rank, or two that claim one rank.
+int print_ranks_report(std::vector<RankSummary> summaries, const CommonOptions& o);
+
+}  // namespace whyslow::cli

@@ -1,0 +1,127 @@
+// whyslow-mpi: `mpirun -n K whyslow-mpi explain TRACES… [--json]` — the rank files split over the K
+// processes by size (partition.cpp), each reduced where it lies to its digest, the digests gathered
+// to process 0 (gather.cpp), which prints exactly what `whyslow explain TRACES…` prints.
+// Exit codes as whyslow's: 0 done, 1 bad usage, 2 a trace could not be read (every file that
+// could not be read is named; the other processes finish and exit 0, nobody hangs).
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/ranks.hpp"
+#include "mpi/gather.hpp"
+#include "mpi/partition.hpp"
+#include "report/digest/digest_file.hpp"
+#include "trace/load_error.hpp"
+#include "trace/trace_set.hpp"
+
+namespace {
+
+using namespace whyslow;
+
+// This process's share: each file summarized alone, its error kept as its result, so one bad file
+// costs its own line in the report and nothing else.
+std::vector<mpi::FileResult> summarize_share(const std::vector<std::string>& paths, const std::vector<size_t>& mine,
+                                             const cli::CommonOptions& o) {
+  std::vector<mpi::FileResult> results;
+  for (const size_t i : mine) {
+    mpi::FileResult r{i, false, {}};
+    try {
+      r.bytes = render_digest_json(cli::summarize_rank(paths[i], o));
+      r.ok = true;
+    } catch (const std::exception& e) {  // LoadError, a usage error found in the file, bad_alloc
+      r.bytes = e.what();
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+// Process 0: the digests back into summaries, then the report. Returns the exit code.
+int report(const std::vector<std::string>& paths, const std::vector<mpi::FileResult>& results,
+           const cli::CommonOptions& o) {
+  std::vector<RankSummary> summaries;
+  int rc = 0;
+  for (const mpi::FileResult& r : results) {
+    if (!r.ok) {
+      fmt::print(stderr, "whyslow-mpi: error: {}\n", r.bytes);
+      rc = 2;
+      continue;
+    }
+    summaries.push_back(parse_digest_json(r.bytes, paths[r.file]));
+  }
+  if (rc != 0) return rc;
+  return cli::print_ranks_report(std::move(summaries), o);
+}
+
+int run(int argc, char** argv, int rank, int processes) {
+  CLI::App app{"whyslow-mpi: whyslow explain of a job's rank traces, read by the processes of an MPI job"};
+  app.require_subcommand(1);
+  cli::CommonOptions o;
+  std::vector<std::string> args;
+  CLI::App* cmd = app.add_subcommand("explain", "the ranks' table, the straggler and each rank's findings");
+  cmd->add_option("traces", args, "rank traces or digests: files, folders, or glob patterns")->required();
+  cli::add_allow_truncated(cmd, o);
+  cli::add_rows(cmd, o);
+  cli::add_json(cmd, o);
+  cli::add_peaks(cmd, o);
+  cli::add_step(cmd, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every process parses the same arguments, so all of them stop here alike; one prints.
+    if (rank != 0) return e.get_exit_code() == 0 ? 0 : 1;
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  // Every process expands the arguments and sizes the files itself (one shared filesystem), so
+  // all compute the same split without a message.
+  std::vector<std::string> paths;
+  std::vector<std::uint64_t> sizes;
+  try {
+    paths = expand_trace_paths(args);
+    for (const std::string& p : paths) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(p, ec);
+      sizes.push_back(ec ? 0 : size);  // a file that cannot be sized fails when read, with its name
+    }
+  } catch (const LoadError& e) {
+    if (rank == 0) fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
+    return 2;
+  }
+  const auto share = mpi::partition_by_size(sizes, processes)[static_cast<size_t>(rank)];
+  const auto results = mpi::gather_results(summarize_share(paths, share, o), MPI_COMM_WORLD);
+  if (rank != 0) return 0;
+  try {
+    return report(paths, results, o);
+  } catch (const LoadError& e) {
+    fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
+    return 2;
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, processes = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  int rc = 1;
+  try {
+    rc = run(argc, argv, rank, processes);
+  } catch (const std::exception& e) {  // the gather itself failed: every process throws alike
+    if (rank == 0) fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
+    rc = 1;
+  }
+  MPI_Finalize();
+  return rc;
+}

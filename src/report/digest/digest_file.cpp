@@ -1,0 +1,214 @@
+#include "report/digest/digest_file.hpp"
+
+#include <simdjson.h>
+
+#include <cctype>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "common/terminal_text.hpp"
+#include "report/json/json_writer.hpp"
+#include "trace/load_error.hpp"
+
+namespace whyslow {
+namespace {
+
+using report::JsonWriter;
+using Layout = JsonWriter::Layout;
+
+// ---- writing ----
+
+void write_collectives(JsonWriter& w, const std::vector<RankCollective>& collectives) {
+  // One compact row per collective: [group, seq, kind, start_ns, end_ns] (a rank has thousands).
+  w.key("collectives").begin_array();
+  for (const RankCollective& c : collectives) {
+    w.begin_array(Layout::Inline);
+    w.string(c.group).integer(c.seq).string(to_string(c.kind)).integer(c.start_ns).integer(c.end_ns);
+    w.end_array();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string render_digest_json(const RankSummary& s) {
+  const RankDigest& d = s.digest;
+  JsonWriter w;
+  w.begin_object();
+  w.key(kDigestKey).integer(kDigestVersion);
+  w.key("rank").integer(d.rank).key("world_size").integer(d.world_size).key("path").string(d.path);
+  w.key("steps").unsigned_integer(d.steps).key("trace_steps").unsigned_integer(d.trace_steps);
+  w.key("step_ns").integer(d.step_ns).key("compute_ns").integer(d.compute_ns);
+  w.key("comm_ns").integer(d.comm_ns).key("exposed_comm_ns").integer(d.exposed_comm_ns);
+  w.key("first_step_start_ns").integer(d.first_step_start_ns);
+  w.key("cpu_ns").begin_object(Layout::Inline);
+  for (size_t c = 0; c < kCpuCategories; ++c) w.key(to_string(static_cast<CpuCategory>(c))).integer(d.cpu[c]);
+  w.end_object();
+  write_collectives(w, d.collectives);
+  w.key("blocks").begin_array();
+  for (const RankBlock& b : d.blocks) {
+    w.begin_array(Layout::Inline);
+    w.string(b.name).integer(b.per_step_ns);
+    w.end_array();
+  }
+  w.end_array();
+  w.key("findings").begin_array();
+  for (const RankFindingLine& f : s.findings) {
+    w.begin_array(Layout::Inline);
+    w.string(to_string(f.id)).string(to_string(f.severity)).string(f.title);
+    w.end_array();
+  }
+  w.end_array();
+  w.end_object();
+  std::string out = w.take();
+  out += '\n';
+  return out;
+}
+
+namespace {
+
+// ---- reading ----
+
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw LoadError(LoadError::Kind::Schema, printable(source_) + ": not a valid whyslow digest: " + what, 0);
+  }
+
+  simdjson::dom::element field(simdjson::dom::object o, std::string_view key) const {
+    simdjson::dom::element e;
+    if (o[key].get(e)) fail("no \"" + std::string(key) + "\"");
+    return e;
+  }
+  int64_t integer(simdjson::dom::element e, std::string_view what) const {
+    int64_t v = 0;
+    if (e.get_int64().get(v)) fail(std::string(what) + " is not an integer");
+    return v;
+  }
+  uint32_t count(simdjson::dom::element e, std::string_view what) const {
+    const int64_t v = integer(e, what);
+    if (v < 0 || v > static_cast<int64_t>(UINT32_MAX)) fail(std::string(what) + " is out of range");
+    return static_cast<uint32_t>(v);
+  }
+  std::string_view text(simdjson::dom::element e, std::string_view what) const {
+    std::string_view v;
+    if (e.get_string().get(v)) fail(std::string(what) + " is not a string");
+    return v;
+  }
+  simdjson::dom::array array(simdjson::dom::element e, std::string_view what, size_t size = 0) const {
+    simdjson::dom::array a;
+    if (e.get_array().get(a)) fail(std::string(what) + " is not an array");
+    if (size && a.size() != size) fail(std::string(what) + " does not have " + std::to_string(size) + " items");
+    return a;
+  }
+  // The enum value whose to_string() is `name`.
+  template <typename Enum>
+  Enum named(std::string_view name, size_t values, std::string_view what) const {
+    for (size_t i = 0; i < values; ++i)
+      if (to_string(static_cast<Enum>(i)) == name) return static_cast<Enum>(i);
+    fail(std::string(what) + " \"" + printable(name) + "\" is unknown to this whyslow");
+  }
+
+ private:
+  const std::string& source_;
+};
+
+// How many values each enum has, for Reader::named: the last one plus one.
+constexpr size_t kCollectiveKinds = static_cast<size_t>(CollectiveKind::Other) + 1;
+constexpr size_t kSeverities = static_cast<size_t>(Severity::Critical) + 1;
+
+}  // namespace
+
+RankSummary parse_digest_json(std::string_view text, const std::string& source) {
+  const Reader r(source);
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  if (const auto error = parser.parse(padded).get(root)) r.fail(std::string("JSON: ") + simdjson::error_message(error));
+  simdjson::dom::object o;
+  if (root.get_object().get(o)) r.fail("the top level is not an object");
+  const int64_t version = r.integer(r.field(o, kDigestKey), kDigestKey);
+  if (version != kDigestVersion)
+    r.fail("version " + std::to_string(version) + ", this whyslow reads version " + std::to_string(kDigestVersion));
+  RankSummary s;
+  RankDigest& d = s.digest;
+  const int64_t rank = r.integer(r.field(o, "rank"), "rank");
+  if (rank < -1 || rank > INT32_MAX) r.fail("rank is out of range");
+  d.rank = static_cast<int32_t>(rank);
+  const int64_t world_size = r.integer(r.field(o, "world_size"), "world_size");
+  if (world_size < -1 || world_size > INT32_MAX) r.fail("world_size is out of range");
+  d.world_size = static_cast<int32_t>(world_size);
+  d.path = std::string(r.text(r.field(o, "path"), "path"));
+  d.steps = r.count(r.field(o, "steps"), "steps");
+  d.trace_steps = r.count(r.field(o, "trace_steps"), "trace_steps");
+  d.step_ns = r.integer(r.field(o, "step_ns"), "step_ns");
+  d.compute_ns = r.integer(r.field(o, "compute_ns"), "compute_ns");
+  d.comm_ns = r.integer(r.field(o, "comm_ns"), "comm_ns");
+  d.exposed_comm_ns = r.integer(r.field(o, "exposed_comm_ns"), "exposed_comm_ns");
+  d.first_step_start_ns = r.integer(r.field(o, "first_step_start_ns"), "first_step_start_ns");
+  simdjson::dom::object cpu;
+  if (r.field(o, "cpu_ns").get_object().get(cpu)) r.fail("cpu_ns is not an object");
+  for (size_t c = 0; c < kCpuCategories; ++c) {
+    const std::string_view key = to_string(static_cast<CpuCategory>(c));
+    d.cpu[c] = r.integer(r.field(cpu, key), key);
+  }
+  for (const auto row : r.array(r.field(o, "collectives"), "collectives")) {
+    const auto a = r.array(row, "a collective", 5);
+    RankCollective c;
+    c.group = std::string(r.text(a.at(0).value_unsafe(), "a collective's group"));
+    c.seq = r.integer(a.at(1).value_unsafe(), "a collective's seq");
+    c.kind = r.named<CollectiveKind>(r.text(a.at(2).value_unsafe(), "a collective's kind"), kCollectiveKinds,
+                                     "collective kind");
+    c.start_ns = r.integer(a.at(3).value_unsafe(), "a collective's start");
+    c.end_ns = r.integer(a.at(4).value_unsafe(), "a collective's end");
+    if (c.end_ns < c.start_ns) r.fail("a collective ends before it starts");
+    d.collectives.push_back(std::move(c));
+  }
+  for (const auto row : r.array(r.field(o, "blocks"), "blocks")) {
+    const auto a = r.array(row, "a block", 2);
+    d.blocks.push_back({std::string(r.text(a.at(0).value_unsafe(), "a block's name")),
+                        r.integer(a.at(1).value_unsafe(), "a block's time")});
+  }
+  for (const auto row : r.array(r.field(o, "findings"), "findings")) {
+    const auto a = r.array(row, "a finding", 3);
+    RankFindingLine f;
+    f.id = r.named<FindingId>(r.text(a.at(0).value_unsafe(), "a finding's id"), finding_catalog().size(), "finding id");
+    f.severity = r.named<Severity>(r.text(a.at(1).value_unsafe(), "a finding's severity"), kSeverities, "severity");
+    f.title = std::string(r.text(a.at(2).value_unsafe(), "a finding's title"));
+    s.findings.push_back(std::move(f));
+  }
+  return s;
+}
+
+RankSummary read_digest_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!(in && text << in.rdbuf()))
+    throw LoadError(LoadError::Kind::Io, printable(path) + ": cannot read the digest", 0);
+  return parse_digest_json(text.str(), path);
+}
+
+bool is_digest_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  char head[64] = {};
+  in.read(head, sizeof head);
+  const std::string_view text(head, static_cast<size_t>(in.gcount()));
+  size_t at = 0;
+  const auto skip_space = [&] {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  };
+  skip_space();
+  if (at >= text.size() || text[at] != '{') return false;
+  ++at;
+  skip_space();
+  const size_t end = at + 1 + kDigestKey.size();  // the key in quotes
+  return end < text.size() && text[at] == '"' && text.substr(at + 1, kDigestKey.size()) == kDigestKey && text[end] == '"';
+}
+
+}  // namespace whyslow

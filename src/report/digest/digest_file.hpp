@@ -1,0 +1,40 @@
+// The per-rank digest as a file (docs/DIGEST.md): what the cross-rank passes read of one rank
+// (RankDigest) and that rank's own findings, so `whyslow digest` (or whyslow-mpi's processes) can
+// reduce each trace where it lies and `whyslow explain` can combine the digests later. Times are
+// integer nanoseconds, so a digest read back is equal to the one written.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/ranks/rank_digest.hpp"
+#include "report/ranks_report.hpp"
+
+namespace whyslow {
+
+// Bumped when a field changes meaning or goes away; a reader refuses other versions.
+inline constexpr int kDigestVersion = 1;
+// The key that starts every digest: how a reader tells a digest from a trace.
+inline constexpr std::string_view kDigestKey = "whyslow_digest";
+
+struct RankSummary {
+  RankDigest digest;
+  std::vector<RankFindingLine> findings;
+};
+
+std::string render_digest_json(const RankSummary& summary);
+
+// Throws LoadError (Schema) naming `source` and what is wrong: not a digest, another version, a
+// missing or mistyped field, a name of a category, collective kind, finding or severity this
+// build does not know.
+RankSummary parse_digest_json(std::string_view text, const std::string& source);
+
+// The digest file at `path`: LoadError (Io) when it cannot be read, as parse_digest_json otherwise.
+RankSummary read_digest_file(const std::string& path);
+
+// True when the file at `path` starts (white space aside) with { "whyslow_digest" — a digest, not
+// a trace. Reads only the first bytes; false for a file it cannot open (the trace loader reports that).
+bool is_digest_file(const std::string& path);
+
+}  // namespace whyslow

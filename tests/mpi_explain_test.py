@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""whyslow-mpi against whyslow (issue 16): 16 rank traces generated from the two committed DLRM
+ranks with one injected straggler (tools/make_rank_traces.py); `mpirun -n 3 whyslow-mpi explain`
+must print exactly what `whyslow explain` prints (text and --json), both must name the injected
+straggler and its block, digests written by `whyslow digest` must give the same report as the
+traces, and a damaged file must be named in the error without hanging the other processes.
+
+    mpi_explain_test.py WHYSLOW WHYSLOW_MPI MPIRUN SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RANKS = 16
+PROCESSES = 3
+STRAGGLER = 5
+DELAY_US = 30_000
+# mpirun refuses root unless told; CI runs as root. --oversubscribe: 3 processes on 2 cores.
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+# A hang is a failure: no run here takes more than seconds.
+TIMEOUT_S = 300
+
+
+def run(cmd, env=None, expect=0):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S)
+    if p.returncode != expect:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def main():
+    whyslow, whyslow_mpi, mpirun, source = sys.argv[1:5]
+    mpi = [mpirun, "-n", str(PROCESSES), whyslow_mpi]
+    fixtures = os.path.join(source, "tests", "fixtures", "ranks")
+    work = tempfile.mkdtemp(prefix="whyslow_mpi_")
+    try:
+        traces = os.path.join(work, "traces")
+        run([sys.executable, os.path.join(source, "tools", "make_rank_traces.py"), traces, str(RANKS),
+             os.path.join(fixtures, "dlrm_worker0.json.gz"), os.path.join(fixtures, "dlrm_worker2.json.gz"),
+             "--straggler", str(STRAGGLER), "--delay-us", str(DELAY_US)])
+        truth = json.load(open(os.path.join(traces, "truth.json")))
+        os.remove(os.path.join(traces, "truth.json"))
+
+        for flags in ([], ["--json"]):
+            alone = run([whyslow, "explain", traces] + flags).stdout
+            spread = run(mpi + ["explain", traces] + flags, env=MPI_ENV).stdout
+            if alone != spread:
+                sys.exit(f"FAIL: whyslow-mpi {' '.join(flags)} differs from whyslow\n--- whyslow\n{alone}\n--- whyslow-mpi\n{spread}")
+        report = json.loads(alone)
+        stragglers = [f for f in report["findings"] if f["id"] == "straggler"]
+        if not stragglers:
+            sys.exit(f"FAIL: no straggler finding\n{alone}")
+        found = stragglers[0]
+        rank = found["evidence"]["rank"]["value"]
+        cause = found.get("cause") or {}
+        if rank != STRAGGLER or cause.get("block") != truth["block"]:
+            sys.exit(f"FAIL: straggler rank {rank}, cause {cause}; injected rank {STRAGGLER}, block {truth['block']!r}")
+        late_us = found["evidence"]["late_us"]["value"]
+        if not 0.8 * DELAY_US <= late_us <= 1.2 * DELAY_US:
+            sys.exit(f"FAIL: straggler late by {late_us} µs per step, injected {DELAY_US}")
+
+        digests = os.path.join(work, "digests")
+        os.mkdir(digests)
+        for name in sorted(os.listdir(traces)):
+            run([whyslow, "digest", os.path.join(traces, name), "-o", os.path.join(digests, name + ".digest.json")])
+        from_digests = run([whyslow, "explain", digests, "--json"]).stdout
+        if from_digests != alone:
+            sys.exit(f"FAIL: the digests' report differs from the traces'\n{from_digests}")
+
+        bad = os.path.join(traces, "rank-9999.pt.trace.json")
+        with open(bad, "w") as f:
+            f.write('{"traceEvents": [{"ph": "X", "ts": 1, ')
+        p = run(mpi + ["explain", traces], env=MPI_ENV, expect=2)
+        if bad not in p.stderr:
+            sys.exit(f"FAIL: the error does not name {bad}\n{p.stderr}")
+        print(f"ok: {RANKS} ranks, {PROCESSES} processes: same text and JSON as whyslow; straggler rank {rank} "
+              f"late {late_us:g} µs per step, block {cause['block']!r}; digests agree; a damaged file is named")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
