@@ -84,6 +84,43 @@ TEST(Ranks, SmallSkewIsNoStraggler) {
   EXPECT_TRUE(explain_ranks(cross_rank(job(4, 1, 5))).empty());
 }
 
+// 8 ranks, 3 steps of 10 ms, 8 collectives a step ending together; late[r][c]: how late rank r
+// arrives at collective c of every step (µs).
+std::vector<RankDigest> job_with_lateness(const std::vector<std::vector<int64_t>>& late) {
+  std::vector<RankDigest> out;
+  for (size_t r = 0; r < late.size(); ++r) {
+    RankDigest d;
+    d.rank = static_cast<int32_t>(r);
+    d.path = "rank" + std::to_string(r);
+    d.steps = d.trace_steps = 3;
+    d.step_ns = 10'000'000;
+    for (int s = 0; s < 3; ++s)
+      for (size_t c = 0; c < 8; ++c) {
+        const int64_t end = s * 10'000'000 + static_cast<int64_t>(c + 1) * 1'000'000;
+        d.collectives.push_back({"0", -1, CollectiveKind::AllReduce, end - 500'000 + late[r][c] * 1000, end});
+      }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+TEST(Ranks, OneLateArrivalAStepIsAStragglerWhenItIsMostOfTheLateness) {
+  // Rank 5 arrives 2 ms late at the first collective of each step only (last at 1 of 8: under the
+  // 25 % of kMinLastShare); every other collective has a different rank last by 10 µs. Rank 5
+  // carries 2 ms of the 2.07 ms of lateness per step: kDominantLateShare.
+  std::vector<std::vector<int64_t>> late(8, std::vector<int64_t>(8, 0));
+  late[5][0] = 2000;
+  for (size_t c = 1; c < 8; ++c) late[c % 5][c] = 10;
+  const auto findings = explain_ranks(cross_rank(job_with_lateness(late)));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].finding.impact_ns, 2'000'000);
+  // Three ranks each 1 ms late at one collective a step: none carries half the lateness, none is
+  // last at a quarter of the collectives: no one rank holds the job back.
+  std::vector<std::vector<int64_t>> spread(8, std::vector<int64_t>(8, 0));
+  spread[1][0] = spread[3][3] = spread[6][6] = 1000;
+  EXPECT_TRUE(explain_ranks(cross_rank(job_with_lateness(spread))).empty());
+}
+
 TEST(Ranks, MatchBySequenceNumberWhenEveryRankHasOne) {
   auto ranks = job(2, 1, 300);
   for (RankDigest& d : ranks) {
