@@ -22,9 +22,11 @@ echo "| ranks | processes | wall s | peak RSS per process MB | traces MB (JSON) 
 echo "|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
   dir="$OUT/ranks_$n"
-  if [ ! -f "$dir/truth.json" ]; then
+  if [ ! -f "$OUT/truth_$n.json" ]; then
     python3 tools/make_rank_traces.py "$dir" "$n" "$FIX/dlrm_worker0.json.gz" "$FIX/dlrm_worker2.json.gz" --straggler $((n / 3)) 2>/dev/null
   fi
+  # The truth stays beside the ranks' folder, not in it: `explain DIR` reads every *.json there.
+  [ -f "$dir/truth.json" ] && mv "$dir/truth.json" "$OUT/truth_$n.json"
   json_mb=$(python3 - "$dir" <<'PY'
 import gzip, os, sys
 d = sys.argv[1]
@@ -32,7 +34,7 @@ print(f"{sum(len(gzip.open(os.path.join(d, f)).read()) for f in os.listdir(d) if
 PY
 )
   digests="$OUT/digests_$n"; rm -rf "$digests"; mkdir -p "$digests"
-  "$BUILD/whyslow" digest "$dir/rank-0000.pt.trace.json.gz" -o "$digests/one.json"
+  "$BUILD/whyslow" digest "$dir/rank-0000.pt.trace.json.gz" -o "$digests/one.json" 2>/dev/null
   digest_kb=$(python3 -c "import os; print(f'{os.path.getsize(\"$digests/one.json\") / 1e3:.1f}')")
   run() {  # label, command…: wall seconds and the largest %M of the processes it ran
     local log="$OUT/time.log"; rm -f "$log"
