@@ -13,18 +13,11 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+using testing::evidence;
+
 std::string blocks_fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/blocks/" + name; }
 
-const Finding* find(const testing::Explained& e, FindingId id) {
-  auto it = std::find_if(e.findings.begin(), e.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == e.findings.end() ? nullptr : &*it;
-}
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& ev : f.evidence)
-    if (ev.key == key) return ev.value;
-  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
-}
 
 TEST(CodeOrigin, FrameNamesParse) {
   const FrameName f = parse_frame_name("record_workloads.py(299): forward");

@@ -17,10 +17,8 @@
 namespace whyslow {
 namespace {
 
-const Finding* find(const std::vector<Finding>& v, FindingId id) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const Finding& f) { return f.id == id; });
-  return it == v.end() ? nullptr : &*it;
-}
+using testing::find;
+
 
 std::string x(const std::string& name, const std::string& cat, int64_t ts, int64_t dur, const std::string& pid,
               const std::string& tid, const std::string& args = "{}") {

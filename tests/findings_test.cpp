@@ -12,6 +12,8 @@
 namespace whyslow {
 namespace {
 
+using testing::evidence;
+
 std::set<std::string> ids(const std::vector<Finding>& findings) {
   std::set<std::string> out;
   for (const Finding& f : findings) out.insert(std::string(to_string(f.id)));
@@ -24,11 +26,6 @@ const Finding& find(const std::vector<Finding>& findings, const std::string& id)
   return *it;
 }
 
-double evidence(const Finding& f, const std::string& key) {
-  for (const Evidence& e : f.evidence)
-    if (e.key == key) return e.value;
-  throw std::runtime_error(std::string(to_string(f.id)) + " has no evidence " + key);
-}
 
 struct Case {
   const char* fixture;

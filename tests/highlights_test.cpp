@@ -16,10 +16,8 @@
 namespace whyslow {
 namespace {
 
-const Finding* find(const std::vector<Finding>& findings, FindingId id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
+using testing::find;
+
 
 TEST(Highlights, LongestQueueDelaysAreTheLongestLaunchToStartGaps) {
   const auto e = testing::explain_file(testing::fixture("mm_bias_64_fp32_cold.json.gz"));

@@ -14,34 +14,18 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+using testing::evidence;
+
 namespace fs = std::filesystem;
 using testing::Explained;
 
-bool load(const std::string& rel, Explained& out) {
-  const fs::path path = fs::path(WHYSLOW_PUBLIC_TRACES) / rel;
-  if (!fs::exists(path)) return false;
-  out = testing::explain_file(path.string());
-  return true;
-}
-#define LOAD_OR_SKIP(rel, e) \
-  Explained e;               \
-  if (!load(rel, e)) GTEST_SKIP() << "corpus file absent: " << (rel)
 
-const Finding* find(const Explained& e, FindingId id) {
-  auto it = std::find_if(e.findings.begin(), e.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == e.findings.end() ? nullptr : &*it;
-}
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& ev : f.evidence)
-    if (ev.key == key) return ev.value;
-  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
-}
 
 // TimeSformer on an H100: 24 eager attentions (12 layers × time and space) take 134,613.199 µs of
 // the 154,855.595 µs of kernel time (GEMMs 45.0 ms, softmax 68.8 ms, scale and mask 20.8 ms).
 TEST(PublicAttention, TimesformerIsMostlyEagerAttention) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
   const Finding* x = find(e, FindingId::eager_attention);
   ASSERT_NE(x, nullptr);
   EXPECT_EQ(x->severity, Severity::Warning);
@@ -54,7 +38,7 @@ TEST(PublicAttention, TimesformerIsMostlyEagerAttention) {
 // OWLv2 on an H100: 180 eager attentions through aten::bmm take 492,505.587 µs of 551,451.628 µs of
 // kernel time; its one step runs the pipeline over 5 inputs, each a DataLoader fetch and a forward.
 TEST(PublicAttention, Owlv2EagerAttentionAndItsFiveBatches) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
   const Finding* x = find(e, FindingId::eager_attention);
   ASSERT_NE(x, nullptr);
   EXPECT_DOUBLE_EQ(evidence(*x, "calls"), 180);
@@ -71,7 +55,7 @@ TEST(PublicAttention, ServingDecodeTracesHaveNoFalseLoops) {
                           "AMD-AGI__TraceLens/tests__traces__inference__vllm_decode_full__graph_execution.json.gz",
                           "AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz"}) {
     Explained e;
-    if (!load(rel, e)) GTEST_SKIP() << "corpus file absent: " << rel;
+    if (!testing::load_public(rel, e)) GTEST_SKIP() << "corpus file absent: " << rel;
     EXPECT_TRUE(e.facts.loops.empty()) << rel;
     EXPECT_EQ(find(e, FindingId::eager_attention), nullptr) << rel;
   }

@@ -15,29 +15,13 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+using testing::evidence;
+
 namespace fs = std::filesystem;
 using testing::Explained;
 
-bool load(const std::string& rel, Explained& out) {
-  const fs::path path = fs::path(WHYSLOW_PUBLIC_TRACES) / rel;
-  if (!fs::exists(path)) return false;
-  out = testing::explain_file(path.string());
-  return true;
-}
-#define LOAD_OR_SKIP(rel, e) \
-  Explained e;               \
-  if (!load(rel, e)) GTEST_SKIP() << "corpus file absent: " << (rel)
 
-const Finding* find(const Explained& e, FindingId id) {
-  auto it = std::find_if(e.findings.begin(), e.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == e.findings.end() ? nullptr : &*it;
-}
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& ev : f.evidence)
-    if (ev.key == key) return ev.value;
-  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
-}
 const BlockRow* block(const Explained& e, std::string_view name) {
   for (const BlockRow& r : e.facts.blocks.rows)
     if (e.trace.names.view(r.name) == name) return &r;
@@ -49,7 +33,7 @@ bool contains(const std::string& text, std::string_view words) { return text.fin
 // kernels itself; autograd's engine thread launches 2,780 more while it is open, all inside
 // backward ops that carry `Fwd thread id` (316,367,715 ns of GPU work).
 TEST(PublicBlocks, HtaBackwardIsCreditedWithAutogradsKernels) {
-  LOAD_OR_SKIP("facebookresearch__HolisticTraceAnalysis/tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__HolisticTraceAnalysis/tests__data__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", e);
   EXPECT_GT(e.trace.backward_ops.size(), 0u);
   const BlockRow* bw = block(e, "## backward ##");
   ASSERT_NE(bw, nullptr);
@@ -66,7 +50,7 @@ TEST(PublicBlocks, HtaBackwardIsCreditedWithAutogradsKernels) {
 // is Python self time (tools/oracles/cpu_breakdown.py). The model is vLLM's, library code here:
 // the hotspot is the execute_context annotation, CPU work, its Python time named.
 TEST(PublicBlocks, B200VllmHotspotIsPythonBoundCpuWork) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__b200__eager_trace.json.gz", e);
   const BlockRow* model = block(e, "nn.Module: GptOssForCausalLM_0");
   ASSERT_NE(model, nullptr);
   EXPECT_FALSE(model->user_code);
@@ -81,7 +65,7 @@ TEST(PublicBlocks, B200VllmHotspotIsPythonBoundCpuWork) {
 // TimeSformer (TraceLens, H100): the step is the harness's run_on_input (moca/…, the user's
 // code); 217 ms of its 382 ms is transformers' video preprocess (CPU), 30.5 ms the model.
 TEST(PublicBlocks, TimesformerHotspotPointsAtPreprocessing) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
   const Finding* h = find(e, FindingId::hotspot);
   ASSERT_NE(h, nullptr);
   EXPECT_TRUE(contains(h->title, "run_on_input")) << h->title;
@@ -92,7 +76,7 @@ TEST(PublicBlocks, TimesformerHotspotPointsAtPreprocessing) {
 // OWLv2 (TraceLens, H100): five single-process DataLoader fetches take 619 ms of the 1.21 s step,
 // 531 ms of it scipy.ndimage.zoom (library code, folded into the DataLoader block).
 TEST(PublicBlocks, Owlv2HotspotIsTheDataLoadersZoom) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
   const Finding* h = find(e, FindingId::hotspot);
   ASSERT_NE(h, nullptr);
   EXPECT_TRUE(contains(h->title, "enumerate(DataLoader)")) << h->title;

@@ -16,12 +16,10 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+
 namespace fs = std::filesystem;
 
-const Finding* find(const std::vector<Finding>& v, FindingId id) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const Finding& f) { return f.id == id; });
-  return it == v.end() ? nullptr : &*it;
-}
 
 const char* kMi300 = "AMD-AGI__TraceLens/tests__traces__mi300__resnet_act_checkpoint.json.gz";
 

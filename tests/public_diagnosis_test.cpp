@@ -15,29 +15,13 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+using testing::evidence;
+
 namespace fs = std::filesystem;
 using testing::Explained;
 
-bool load(const std::string& rel, Explained& out) {
-  const fs::path path = fs::path(WHYSLOW_PUBLIC_TRACES) / rel;
-  if (!fs::exists(path)) return false;
-  out = testing::explain_file(path.string());
-  return true;
-}
-#define LOAD_OR_SKIP(rel, e) \
-  Explained e;               \
-  if (!load(rel, e)) GTEST_SKIP() << "corpus file absent: " << (rel)
 
-const Finding* find(const Explained& e, FindingId id) {
-  auto it = std::find_if(e.findings.begin(), e.findings.end(), [&](const Finding& f) { return f.id == id; });
-  return it == e.findings.end() ? nullptr : &*it;
-}
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& ev : f.evidence)
-    if (ev.key == key) return ev.value;
-  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
-}
 bool advises(const Finding& f, std::string_view words) {
   return std::any_of(f.try_next.begin(), f.try_next.end(), [&](const std::string& s) { return s.find(words) != std::string::npos; });
 }
@@ -46,7 +30,7 @@ int64_t category(const StepFacts& s, CpuCategory c) { return s.cpu_breakdown[sta
 // OWLv2 inference on an H100 (TraceLens): one step, five single-process DataLoader fetches of
 // ~122 ms (619.045006 ms in all, the GPU idle throughout: scipy zoom and normalize on the CPU).
 TEST(PublicDiagnosis, Owlv2WaitsForItsSingleProcessDataLoader) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz", e);
   ASSERT_FALSE(e.findings.empty());
   EXPECT_EQ(e.findings.front().id, FindingId::data_loading) << "the input pipeline comes first";
   EXPECT_EQ(e.findings.front().severity, Severity::Critical);
@@ -62,7 +46,7 @@ TEST(PublicDiagnosis, Owlv2WaitsForItsSingleProcessDataLoader) {
 // 73.4, 71.4, 70.8, 62.6 ms (upper median 70.8 ms) of a 176 ms step. Two syncs per step wait 0.05 %
 // of it; the variance of one kernel costs 0.03 % of the GPU time: neither is a warning.
 TEST(PublicDiagnosis, ResNetWithoutWorkersWaitsForData) {
-  LOAD_OR_SKIP("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz", e);
   const Finding* d = find(e, FindingId::data_loading);
   ASSERT_NE(d, nullptr);
   EXPECT_NEAR(evidence(*d, "data_loading_us"), 70'800, 100);
@@ -76,7 +60,7 @@ TEST(PublicDiagnosis, ResNetWithoutWorkersWaitsForData) {
 
 // The same with num_workers=4: DataLoader about 1.4 ms a step (8.522 ms in all), GPU-bound.
 TEST(PublicDiagnosis, ResNetWithWorkersIsGpuBound) {
-  LOAD_OR_SKIP("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_4__worker0.1623212756351.pt.trace.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("pytorch__kineto/tb_plugin__samples__resnet50_num_workers_4__worker0.1623212756351.pt.trace.json.gz", e);
   EXPECT_EQ(find(e, FindingId::data_loading), nullptr);
   EXPECT_NE(find(e, FindingId::gpu_bound), nullptr);
   int64_t loading = 0;
@@ -86,7 +70,7 @@ TEST(PublicDiagnosis, ResNetWithWorkersIsGpuBound) {
 
 // PARAM's ResNet (no steps): 30 DataLoader fetches, 8,204.993 ms of the 16.2 s window.
 TEST(PublicDiagnosis, ParamResNetWaitsForData) {
-  LOAD_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
   ASSERT_FALSE(e.findings.empty());
   EXPECT_EQ(e.findings.front().id, FindingId::data_loading);
   EXPECT_EQ(category(e.facts.window, CpuCategory::DataLoading), 8'204'993'000);
@@ -95,7 +79,7 @@ TEST(PublicDiagnosis, ParamResNetWaitsForData) {
 // TimeSformer on an H100: a 217 ms Python `preprocess` call launches no GPU work: CPU work, not
 // launch overhead, so the advice is to move it, not CUDA graphs.
 TEST(PublicDiagnosis, TimesformerPreprocessingIsCpuWork) {
-  LOAD_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", e);
   EXPECT_GE(category(e.facts.steps.front(), CpuCategory::CpuCompute), 217'474'000);
   const Finding* bound = find(e, FindingId::overhead_bound);
   ASSERT_NE(bound, nullptr);

@@ -22,6 +22,9 @@
 namespace whyslow {
 namespace {
 
+using testing::find;
+using testing::evidence;
+
 namespace fs = std::filesystem;
 using testing::Explained;
 using testing::explain_file;
@@ -29,27 +32,7 @@ using testing::explain_file;
 constexpr const char* kHta = "facebookresearch__HolisticTraceAnalysis/tests__data__";
 
 // Loads and explains a corpus file, or says why the test cannot run.
-bool load(const std::string& rel, Explained& out) {
-  const fs::path path = fs::path(WHYSLOW_PUBLIC_TRACES) / rel;
-  if (!fs::exists(path)) return false;
-  out = explain_file(path.string());
-  return true;
-}
-#define LOAD_OR_SKIP(rel, e) \
-  Explained e;               \
-  if (!load(rel, e)) GTEST_SKIP() << "corpus file absent: " << (rel)
 
-const Finding* find(const std::vector<Finding>& fs, FindingId id) {
-  for (const Finding& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-double evidence(const Finding& f, const std::string& key) {
-  for (const Evidence& e : f.evidence)
-    if (e.key == key) return e.value;
-  ADD_FAILURE() << "no evidence key " << key;
-  return -1;
-}
 int64_t cause_ns(const ColdStartFacts& c, ColdCauseKind kind) {
   for (const ColdCause& x : c.causes)
     if (x.kind == kind) return x.total_ns;
@@ -59,7 +42,7 @@ int64_t cause_ns(const ColdStartFacts& c, ColdCauseKind kind) {
 // ---- MTIA ----
 
 TEST(PublicMtia, TrainingRankDeviceActivityIsGpuWork) {
-  LOAD_OR_SKIP(std::string(kHta) + "mtia_trace_single_rank__mtia_rank_0.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP(std::string(kHta) + "mtia_trace_single_rank__mtia_rank_0.json.gz", e);
   const Trace& t = e.trace;
   std::map<EventKind, int> device;
   for (EventId x = 0; x < t.size(); ++x) {
@@ -90,7 +73,7 @@ TEST(PublicMtia, TrainingRankDeviceActivityIsGpuWork) {
 // event inward to whole µs. Applying exactly those two differences to whyslow's events gives HTA's
 // numbers to the µs, so both count the same device work.
 TEST(PublicMtia, TrainingRankReproducesHtaTemporalBreakdown) {
-  LOAD_OR_SKIP(std::string(kHta) + "mtia_trace_single_rank__mtia_rank_0.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP(std::string(kHta) + "mtia_trace_single_rank__mtia_rank_0.json.gz", e);
   const Trace& t = e.trace;
   std::vector<Interval> all, compute;
   for (EventId x = 0; x < t.size(); ++x) {
@@ -116,7 +99,7 @@ TEST(PublicMtia, TrainingRankReproducesHtaTemporalBreakdown) {
 }
 
 TEST(PublicMtia, InferenceRankSyncsAndDeviceRecords) {
-  LOAD_OR_SKIP(std::string(kHta) + "mtia_inference_trace__mtia_inference_rank_0.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP(std::string(kHta) + "mtia_inference_trace__mtia_inference_rank_0.json.gz", e);
   const Trace& t = e.trace;
   // Kernels and DMA copies; event_record / event_wait are synchronization records, not work.
   EXPECT_EQ(e.facts.gpu_busy_ns, 421'661'824);
@@ -144,7 +127,7 @@ TEST(PublicMtia, InferenceRankSyncsAndDeviceRecords) {
 // ---- start-up ----
 
 TEST(PublicStartup, AlexnetContextCreationAndSlowFirstUse) {
-  LOAD_OR_SKIP(std::string(kHta) + "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP(std::string(kHta) + "critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", e);
   const ColdStartFacts& c = e.facts.cold_start;
   // The first CUDA call creates the context: 29.9 s of cudaDeviceGetStreamPriorityRange.
   EXPECT_EQ(cause_ns(c, ColdCauseKind::ContextCreation), 29'927'377'000);
@@ -163,7 +146,7 @@ TEST(PublicStartup, AlexnetContextCreationAndSlowFirstUse) {
 }
 
 TEST(PublicStartup, ParamResnetSlowFirstUse) {
-  LOAD_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
   const ColdStartFacts& c = e.facts.cold_start;
   // Its first CUDA call is a 32 µs cudaMemcpyAsync: no context creation to see. Six slow calls:
   // stream creation 240.6 ms, cudaFree 788.5 / 265.4 / 156.7 ms, launches 726.3 / 109.4 ms
@@ -177,7 +160,7 @@ TEST(PublicStartup, ParamResnetSlowFirstUse) {
 // linear_kineto has no steps and 995 ms of start-up (two cudaFree) before its first GPU work:
 // the bound verdict is over the 1,009 ms after it, and says so.
 TEST(PublicStartup, ParamLinearBoundVerdictLeavesStartUpOut) {
-  LOAD_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__linear_kineto.json.gz", e);
+  WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__linear_kineto.json.gz", e);
   const Facts& f = e.facts;
   EXPECT_EQ(cause_ns(f.cold_start, ColdCauseKind::ContextCreation), 266'353'000);
   EXPECT_EQ(cause_ns(f.cold_start, ColdCauseKind::SlowFirstUse), 714'722'000);

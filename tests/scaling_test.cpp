@@ -13,6 +13,8 @@
 namespace whyslow {
 namespace {
 
+using testing::evidence;
+
 using testing::TempDir;
 
 const Finding* finding(const std::vector<Finding>& findings, FindingId id) {
@@ -20,12 +22,6 @@ const Finding* finding(const std::vector<Finding>& findings, FindingId id) {
   return it == findings.end() ? nullptr : &*it;
 }
 
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& e : f.evidence)
-    if (e.key == key) return e.value;
-  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
-}
 
 // host_sync_in_loop counted the syncs of each step by going through every sync: steps × syncs.
 TEST(AnalysisScaling, HostSyncsInManySteps) {

@@ -1,7 +1,12 @@
 // Shared helpers for the tests: fixture paths and the pipeline in one call.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "analysis/facts.hpp"
 #include "explain/finding.hpp"
@@ -24,4 +29,33 @@ inline Explained explain_file(const std::string& path) {
   return e;
 }
 
+// The first finding with `id`, or nullptr.
+inline const Finding* find(const std::vector<Finding>& findings, FindingId id) {
+  auto it = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; });
+  return it == findings.end() ? nullptr : &*it;
+}
+inline const Finding* find(const Explained& e, FindingId id) { return find(e.findings, id); }
+
+// The value of evidence `key`; a test failure (and -1) when the finding has none.
+inline double evidence(const Finding& f, std::string_view key) {
+  for (const Evidence& ev : f.evidence)
+    if (ev.key == key) return ev.value;
+  ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
+  return -1;
+}
+
+// A trace of the public corpus (WHYSLOW_PUBLIC_TRACES), explained; false when the corpus (or the
+// file) is absent, as in a plain clone.
+inline bool load_public(const std::string& rel, Explained& out) {
+  const std::filesystem::path path = std::filesystem::path(WHYSLOW_PUBLIC_TRACES) / rel;
+  if (!std::filesystem::exists(path)) return false;
+  out = explain_file(path.string());
+  return true;
+}
+
 }  // namespace whyslow::testing
+
+// Declares `e`, the public trace `rel` explained, or skips the test when the corpus lacks it.
+#define WHYSLOW_PUBLIC_OR_SKIP(rel, e)     \
+  ::whyslow::testing::Explained e;         \
+  if (!::whyslow::testing::load_public(rel, e)) GTEST_SKIP() << "corpus file absent: " << (rel)
