@@ -421,12 +421,7 @@ class Reader {
     if (parser.iterate(data_ + begin, end - begin, cap_ + kPadding - begin).get(doc) || doc.get_object().get(obj))
       return;
     DistributedInfo& info = builder_.trace().distributed;
-    for (auto fr : obj) {
-      od::field f;
-      if (std::move(fr).get(f)) break;
-      std::string_view k;
-      if (f.unescaped_key().get(k)) break;
-      od::value v = f.value();
+    for_each_field(obj, [&](std::string_view k, simdjson::ondemand::value& v) {
       int64_t n = 0;
       std::string_view s;
       if (k == "backend") {
@@ -435,6 +430,19 @@ class Reader {
         if (k == "rank") info.rank = static_cast<int32_t>(n);
         else if (k == "world_size") info.world_size = static_cast<int32_t>(n);
       }
+    });
+  }
+
+  // Calls each(key, value) for the fields of a small top-level object, up to the first malformed one.
+  template <typename Each>
+  static void for_each_field(simdjson::ondemand::object& obj, Each each) {
+    for (auto fr : obj) {
+      simdjson::ondemand::field f;
+      if (std::move(fr).get(f)) break;
+      std::string_view k;
+      if (f.unescaped_key().get(k)) break;
+      simdjson::ondemand::value v = f.value();
+      each(k, v);
     }
   }
 
@@ -452,12 +460,7 @@ class Reader {
       od::object obj;
       if (item.get_object().get(obj)) continue;
       DeviceInfo d;
-      for (auto fr : obj) {
-        od::field f;
-        if (std::move(fr).get(f)) break;
-        std::string_view k;
-        if (f.unescaped_key().get(k)) break;
-        od::value v = f.value();
+      for_each_field(obj, [&](std::string_view k, od::value& v) {
         int64_t n = 0;
         std::string_view s;
         if (k == "name") {
@@ -469,7 +472,7 @@ class Reader {
           else if (k == "computeMajor" || k == "major") d.compute_major = static_cast<int32_t>(n);
           else if (k == "computeMinor" || k == "minor") d.compute_minor = static_cast<int32_t>(n);
         }
-      }
+      });
       builder_.trace().devices.push_back(std::move(d));
     }
   }
