@@ -31,6 +31,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/median.hpp"
 #include "analysis/op_inputs.hpp"
 #include "analysis/passes.hpp"
 
@@ -96,12 +97,6 @@ struct Iterations {
   std::vector<std::pair<uint32_t, uint32_t>> spans;  // [first, last] positions in S, per iteration
   size_t covered() const { return spans.empty() ? 0 : spans.back().second + 1 - spans.front().first; }
 };
-
-int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // Steps 2–4 of the definition for one name's positions; nothing when it does not mark a loop.
 std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const std::vector<uint64_t>& prefix_hash,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/median.hpp"
+
 namespace whyslow {
 
 std::vector<const StepFacts*> steady_steps(const Facts& f) {
@@ -24,11 +26,9 @@ int step_containing(const std::vector<StepFacts>& steps, int64_t ts) {
 namespace {
 template <class Get>
 int64_t median_by(const std::vector<const StepFacts*>& steps, Get get) {
-  if (steps.empty()) return 0;
   std::vector<int64_t> v;
   for (const StepFacts* s : steps) v.push_back(get(*s));
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return median(std::move(v));
 }
 }  // namespace
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "analysis/median.hpp"
+
 namespace whyslow {
 namespace {
 
@@ -12,11 +14,6 @@ namespace {
 // a smaller difference cannot account for it.
 constexpr double kMinCauseShare = 0.5;
 
-int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 using Key = std::tuple<std::string, int64_t>;
 
@@ -114,6 +111,12 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
     }
     f.collectives.push_back(std::move(m));
   }
+  std::vector<int64_t> skews;
+  for (const MatchedCollective& m : f.collectives) {
+    skews.push_back(m.skew_ns);
+    f.max_skew_ns = std::max(f.max_skew_ns, m.skew_ns);
+  }
+  f.median_skew_ns = median(std::move(skews));
   for (size_t r = 0; r < n; ++r) f.late_per_step_ns[r] /= f.ranks[r].trace_steps;
   f.straggler = static_cast<size_t>(std::max_element(f.late_per_step_ns.begin(), f.late_per_step_ns.end()) -
                                     f.late_per_step_ns.begin());

@@ -31,6 +31,7 @@ struct CrossRankFacts {
   std::vector<int64_t> clock_offset_ns;  // per rank: its clock minus rank 0's (median over the collectives' ends)
   bool matched_by_seq = false;           // every rank's collectives carry (group, seq); else order within group
   std::vector<MatchedCollective> collectives;  // those every rank has, in rank 0's order
+  int64_t median_skew_ns = 0, max_skew_ns = 0;  // over `collectives` (0 for none)
   // Per rank: the skew of the collectives it arrived last at, summed, per step of its trace; and how often.
   std::vector<int64_t> late_per_step_ns;
   std::vector<uint32_t> times_last;

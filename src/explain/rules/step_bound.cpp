@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "analysis/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -87,9 +88,7 @@ int64_t median_loop_ns(const Facts& f, const std::vector<const StepFacts*>& step
   for (const LoopFacts& l : f.loops)
     for (const StepFacts* s : steps)
       if (&f.steps[l.step] == s) v.push_back(l.median_ns);
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return median(std::move(v));
 }
 
 // The loop of the steady steps (loops.cpp), when every one of them is one: the per-step numbers

@@ -37,14 +37,11 @@ void write_ranks(JsonWriter& w, const RanksReport& rep) {
 }
 
 void write_matching(JsonWriter& w, const CrossRankFacts& f) {
-  std::vector<int64_t> skews;
-  for (const MatchedCollective& m : f.collectives) skews.push_back(m.skew_ns);
-  std::sort(skews.begin(), skews.end());
   w.key("collectives").begin_object(Layout::Inline);
   w.key("matched").unsigned_integer(f.collectives.size());
   w.key("matched_by").string(f.matched_by_seq ? "seq" : "order");
-  w.key("median_skew_us").microseconds(skews.empty() ? 0 : skews[skews.size() / 2]);
-  w.key("max_skew_us").microseconds(skews.empty() ? 0 : skews.back());
+  w.key("median_skew_us").microseconds(f.median_skew_ns);
+  w.key("max_skew_us").microseconds(f.max_skew_ns);
   w.end_object();
 }
 

@@ -39,13 +39,10 @@ std::string top_cpu(const RankDigest& d) {
 
 std::string render_ranks_text(const RanksReport& rep) {
   const CrossRankFacts& f = rep.facts;
-  std::vector<int64_t> skews;
-  for (const MatchedCollective& m : f.collectives) skews.push_back(m.skew_ns);
-  std::sort(skews.begin(), skews.end());
   std::string out = fmt::format("whyslow explain: {} ranks · {} collectives on every rank (matched by {})", f.ranks.size(),
                                 f.collectives.size(), f.matched_by_seq ? "group + seq" : "order within group");
-  if (!skews.empty())
-    out += fmt::format(" · arrival skew median {}, max {}", human_duration(skews[skews.size() / 2]), human_duration(skews.back()));
+  if (!f.collectives.empty())
+    out += fmt::format(" · arrival skew median {}, max {}", human_duration(f.median_skew_ns), human_duration(f.max_skew_ns));
   out += "\n\n";
   for (const RankFinding& rf : rep.findings) {
     const Finding& x = rf.finding;
