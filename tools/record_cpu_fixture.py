@@ -8,58 +8,34 @@ events, each step's duration and the DataLoader time inside it.
     python3 tools/record_cpu_fixture.py OUTDIR
 """
 import gzip
+import importlib.util
 import json
 import os
 import platform
 import shutil
 import sys
 import tempfile
-import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-BATCH, SAMPLE_SECONDS = 32, 0.001
-SCHEDULE = dict(wait=1, warmup=1, active=3, repeat=1)
+_here = os.path.dirname(os.path.abspath(__file__))
 
 
-class SlowSamples(torch.utils.data.Dataset):
-    def __len__(self):
-        return 6 * BATCH
-
-    def __getitem__(self, i):
-        time.sleep(SAMPLE_SECONDS)
-        return torch.randn(64), i % 10
+def _module(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def avg_row(e):
-    row = {}
-    for k in ("key", "count", "node_id", "device_type", "is_legacy", "is_user_annotation", "self_cpu_time_total",
-              "cpu_time_total", "device_time_total", "self_device_time_total", "overload_name"):
-        v = getattr(e, k, None)
-        if v is None:
-            continue
-        row[k] = v if isinstance(v, (int, float, str, bool)) else str(v)
-    return row
+workload = _module("mlp_workload", os.path.join(_here, "..", "tests", "python", "mlp_workload.py"))
+avg_row = _module("record_fixtures", os.path.join(_here, "record_fixtures.py")).avg_row
 
 
 def main():
     outdir = sys.argv[1]
     name = "mlp_dataloader_cpu"
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loader = torch.utils.data.DataLoader(SlowSamples(), batch_size=BATCH)
-    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(**SCHEDULE)) as prof:
-        for x, y in loader:
-            with record_function("forward"):
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-            with record_function("backward"):
-                opt.zero_grad()
-                loss.backward()
-            with record_function("optimizer"):
-                opt.step()
-            prof.step()
+    prof = workload.record(torch)
     tmp = tempfile.mkdtemp()
     path = os.path.join(tmp, "trace.json")
     prof.export_chrome_trace(path)
@@ -71,7 +47,7 @@ def main():
     loading = [sum(e.time_range.elapsed_us() for e in events if e.name.startswith("enumerate(DataLoader)#")
                    and s.time_range.start <= e.time_range.start and e.time_range.end <= s.time_range.end)
                for s in steps]
-    oracle = {"workload": name, "schedule": SCHEDULE, "step_calls": 6, "torch": torch.__version__,
+    oracle = {"workload": name, "schedule": workload.SCHEDULE, "step_calls": workload.STEP_CALLS, "torch": torch.__version__,
               "kineto_available": torch.autograd.kineto_available(), "python": platform.python_version(),
               "key_averages": [avg_row(e) for e in prof.key_averages()],
               "step_durations_us": [s.time_range.elapsed_us() for s in steps],

@@ -15,11 +15,11 @@ import time
 import warnings
 
 import whyslow
+from mlp_workload import BATCH, SAMPLE_SECONDS, record  # beside this file
 
 CLI, FIXTURES = sys.argv[1], sys.argv[2]
 LEGACY = os.path.join(FIXTURES, "legacy", "mlp_cpu_legacy.json.gz")
 SKIP = 77
-BATCH, SAMPLE_SECONDS = 32, 0.001  # the live run's DataLoader: 32 ms of sleep per batch
 # The GIL check: explain() calls on the largest fixture, and the slack at both ends of a call in
 # which the main thread may still be waking up or not yet see the worker's result.
 GIL_CALLS, GIL_MARGIN_S = 5, 0.01
@@ -187,36 +187,6 @@ def check_legacy_fixture():
     d = whyslow.diff(LEGACY, LEGACY)
     check(d.text() == cli("diff", LEGACY, LEGACY), "diff text is `whyslow diff`'s")
     check(json.loads(d.json()) == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
-
-
-def record(torch):
-    """A small CPU model fed by a DataLoader whose samples take 1 ms each (num_workers=0), so the
-    loop waits for its input: 6 step() calls, schedule wait=1, warmup=1, active=3."""
-    from torch.profiler import ProfilerActivity, profile, record_function, schedule
-
-    class SlowSamples(torch.utils.data.Dataset):
-        def __len__(self):
-            return 6 * BATCH
-
-        def __getitem__(self, i):
-            time.sleep(SAMPLE_SECONDS)
-            return torch.randn(64), i % 10
-
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loader = torch.utils.data.DataLoader(SlowSamples(), batch_size=BATCH)
-    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=1, warmup=1, active=3, repeat=1)) as prof:
-        for x, y in loader:
-            with record_function("forward"):
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-            with record_function("backward"):
-                opt.zero_grad()
-                loss.backward()
-            with record_function("optimizer"):
-                opt.step()
-            prof.step()
-    return prof
 
 
 def check_empty_profiler(torch):
