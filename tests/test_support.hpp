@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -36,12 +37,13 @@ inline const Finding* find(const std::vector<Finding>& findings, FindingId id) {
 }
 inline const Finding* find(const Explained& e, FindingId id) { return find(e.findings, id); }
 
-// The value of evidence `key`; a test failure (and -1) when the finding has none.
+// The value of evidence `key`; a test failure (and NaN, which no comparison accepts) when the
+// finding has none.
 inline double evidence(const Finding& f, std::string_view key) {
   for (const Evidence& ev : f.evidence)
     if (ev.key == key) return ev.value;
   ADD_FAILURE() << to_string(f.id) << " has no evidence " << key;
-  return -1;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 // A trace of the public corpus (WHYSLOW_PUBLIC_TRACES), explained; false when the corpus (or the

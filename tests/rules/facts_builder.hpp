@@ -16,6 +16,7 @@
 #include "analysis/facts.hpp"
 #include "explain/finding.hpp"
 #include "explain/rules.hpp"
+#include "../test_support.hpp"  // evidence()
 
 namespace whyslow::testing {
 
@@ -221,13 +222,6 @@ inline std::optional<Finding> expect_outcome(const std::vector<Finding>& out, co
   return x;
 }
 
-// The value of one evidence key (NaN, and a test failure, when absent).
-inline double evidence(const Finding& x, std::string_view key) {
-  for (const Evidence& e : x.evidence)
-    if (e.key == key) return e.value;
-  ADD_FAILURE() << to_string(x.id) << " has no evidence " << key;
-  return std::numeric_limits<double>::quiet_NaN();
-}
 inline bool has_evidence(const Finding& x, std::string_view key) {
   for (const Evidence& e : x.evidence)
     if (e.key == key) return true;
