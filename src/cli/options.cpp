@@ -35,6 +35,17 @@ void add_json(CLI::App* cmd, CommonOptions& o) {
   cmd->add_flag("--json", o.json, "print JSON (schema: docs/JSON.md) instead of text");
 }
 
+void add_explain_inputs(CLI::App* cmd, CommonOptions& o, std::vector<std::string>& traces) {
+  cmd->add_option("trace", traces, "trace file(s): Kineto / Chrome-trace JSON, plain or .gz; several, a folder or a "
+                                   "glob: one per rank (a digest counts as a rank: docs/DIGEST.md)")
+      ->required();
+  add_allow_truncated(cmd, o);
+  add_rows(cmd, o);
+  add_json(cmd, o);
+  add_peaks(cmd, o);
+  add_step(cmd, o);
+}
+
 void add_rows(CLI::App* cmd, CommonOptions& o, const char* what) {
   cmd->add_option("--rows", o.text.max_rows, what)->capture_default_str();
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "pipeline/pipeline.hpp"
 #include "report/text/text_report.hpp"
@@ -24,6 +25,9 @@ void add_allow_truncated(CLI::App* cmd, CommonOptions& o);
 void add_peaks(CLI::App* cmd, CommonOptions& o);
 void add_step(CLI::App* cmd, CommonOptions& o);
 void add_json(CLI::App* cmd, CommonOptions& o);
+// explain's inputs and options, shared by `whyslow explain` and `whyslow-mpi explain`: the traces
+// (files, folders, globs, digests), --allow-truncated, --rows, --json, --peaks, --step.
+void add_explain_inputs(CLI::App* cmd, CommonOptions& o, std::vector<std::string>& traces);
 void add_rows(CLI::App* cmd, CommonOptions& o, const char* what = "rows per table (0: all)");
 
 }  // namespace whyslow::cli

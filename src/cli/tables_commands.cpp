@@ -47,14 +47,7 @@ Command add_explain_command(CLI::App& app) {
   auto traces = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("explain", "findings and the steps, kernels, ops and annotation tables; with "
                                                 "several traces (files, a folder, a glob): a job's ranks together");
-  cmd->add_option("trace", *traces, "trace file(s): Kineto / Chrome-trace JSON, plain or .gz; several, a folder or a "
-                                    "glob: one per rank")
-      ->required();
-  add_allow_truncated(cmd, *o);
-  add_rows(cmd, *o);
-  add_json(cmd, *o);
-  add_peaks(cmd, *o);
-  add_step(cmd, *o);
+  add_explain_inputs(cmd, *o, *traces);
   return {cmd, [o, traces] {
             if (!is_one_trace(*traces)) return explain_ranks(*o, *traces);
             o->path = traces->front();

@@ -65,12 +65,7 @@ int run(int argc, char** argv, int rank, int processes) {
   cli::CommonOptions o;
   std::vector<std::string> args;
   CLI::App* cmd = app.add_subcommand("explain", "the ranks' table, the straggler and each rank's findings");
-  cmd->add_option("traces", args, "rank traces or digests: files, folders, or glob patterns")->required();
-  cli::add_allow_truncated(cmd, o);
-  cli::add_rows(cmd, o);
-  cli::add_json(cmd, o);
-  cli::add_peaks(cmd, o);
-  cli::add_step(cmd, o);
+  cli::add_explain_inputs(cmd, o, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
