@@ -50,36 +50,55 @@ CpuCategory with_context(Context c) {
   return CpuCategory::Other;
 }
 
-Context own_context(const Trace& t, EventId e) {
-  const std::string_view n = t.name_of(e);
+Context context_of_name(std::string_view n) {
   if (is_data_loader_span(n)) return Context::DataLoading;
   if (is_profiler_bookkeeping(n)) return Context::Profiler;
   if (is_dynamo_cache_lookup(n) || is_compilation_event(n)) return Context::Compile;
   return Context::None;
 }
 
+// The name tests the passes below ask of every event, answered once per distinct name: a trace
+// repeats a few thousand names over millions of events, and the tests search the text.
+class NameTraits {
+ public:
+  explicit NameTraits(const StringPool& names) : traits_(names.size() + 1) {
+    for (NameId id = 0; id <= names.size(); ++id) {
+      const std::string_view n = id < names.size() ? names.view(id) : std::string_view{};  // last: no name
+      traits_[id] = {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n)};
+    }
+  }
+  Context context(const Trace& t, EventId e) const { return of(t, e).context; }
+  bool record_function(const Trace& t, EventId e) const { return of(t, e).record_function; }
+  bool allocator(const Trace& t, EventId e) const { return of(t, e).allocator; }
+  bool data_loader(const Trace& t, EventId e) const { return of(t, e).data_loader; }
+
+ private:
+  struct Traits {
+    Context context;
+    bool record_function, allocator, data_loader;
+  };
+  const Traits& of(const Trace& t, EventId e) const {
+    const NameId id = t.name[e];
+    return traits_[id == kNoName ? traits_.size() - 1 : id];
+  }
+  std::vector<Traits> traits_;
+};
+
 // Per event of one thread: the category of its self time by its own kind (rule 4), in one pass
 // forward (parents come before children on a track) after one pass backward marking the ops whose
 // subtree launches GPU work. `out` gets each event's category with the context of the events
 // around it by nesting (rules 1–3); the step sums apply the context by time instead (contexts()),
 // which also covers a block entered while a Python frame was open.
-std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std::vector<CpuCategory>& out) {
+// `slot_of` is scratch of t.size() entries.
+std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, const NameTraits& names,
+                                           std::vector<CpuCategory>& out, std::vector<uint32_t>& slot_of) {
   std::vector<uint8_t> launches_below(tr.events.size(), 0);
   std::vector<uint32_t> index_of_parent(tr.events.size(), UINT32_MAX);
-  {
-    // Position of each event in tr.events, to reach its parent's slot.
-    std::vector<std::pair<EventId, uint32_t>> pos;
-    pos.reserve(tr.events.size());
-    for (uint32_t i = 0; i < tr.events.size(); ++i) pos.emplace_back(tr.events[i], i);
-    std::sort(pos.begin(), pos.end());
-    auto slot = [&](EventId e) {
-      auto it = std::lower_bound(pos.begin(), pos.end(), std::make_pair(e, 0u));
-      return it != pos.end() && it->first == e ? it->second : UINT32_MAX;
-    };
-    for (uint32_t i = 0; i < tr.events.size(); ++i) {
-      const EventId p = t.parent[tr.events[i]];
-      if (p != kNoEvent) index_of_parent[i] = slot(p);
-    }
+  // Position of each event in tr.events, to reach its parent's slot (a parent is on its child's track).
+  for (uint32_t i = 0; i < tr.events.size(); ++i) slot_of[tr.events[i]] = i;
+  for (uint32_t i = 0; i < tr.events.size(); ++i) {
+    const EventId p = t.parent[tr.events[i]];
+    if (p != kNoEvent) index_of_parent[i] = slot_of[p];
   }
   for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
     if (t.is_launch(tr.events[i])) launches_below[i] = 1;
@@ -90,11 +109,11 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
   std::vector<uint8_t> in_python_work(tr.events.size(), 0);    // inside a long Python call that launches nothing
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
-  auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !is_record_function_name(t.name_of(e)); };
+  auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !names.record_function(t, e); };
   for (uint32_t i = 0; i < tr.events.size(); ++i) {
     const EventId e = tr.events[i];
     const uint32_t p = index_of_parent[i];
-    context[i] = std::max(own_context(t, e), p != UINT32_MAX ? context[p] : Context::None);
+    context[i] = std::max(names.context(t, e), p != UINT32_MAX ? context[p] : Context::None);
     top_op[i] = p != UINT32_MAX ? top_op[p] : UINT32_MAX;
     if (top_op[i] == UINT32_MAX && is_op(e)) top_op[i] = i;
     in_python_work[i] = (p != UINT32_MAX && in_python_work[p]) ||
@@ -102,7 +121,7 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, std:
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
       c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
-          : is_allocator_call(t.name_of(e))      ? CpuCategory::Allocator
+          : names.allocator(t, e)                ? CpuCategory::Allocator
                                                  : CpuCategory::Launch;
     } else if (t.kind[e] == EventKind::Overhead) {
       c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
@@ -123,10 +142,10 @@ struct ContextPiece {
   int64_t start, end;
   Context context;
 };
-std::vector<ContextPiece> contexts(const Trace& t, const Track& tr) {
+std::vector<ContextPiece> contexts(const Trace& t, const Track& tr, const NameTraits& names) {
   std::vector<std::tuple<int64_t, int, Context>> edges;  // (time, +1/-1, context)
   for (EventId e : tr.events) {
-    const Context c = own_context(t, e);
+    const Context c = names.context(t, e);
     if (c == Context::None || t.dur_ns[e] <= 0) continue;
     edges.emplace_back(t.start_ns[e], +1, c);
     edges.emplace_back(t.end_ns(e), -1, c);
@@ -183,10 +202,10 @@ void add_span_in_context(std::vector<StepFacts*>& windows, const std::vector<Con
 
 // One sweep over a thread: each instant goes to the innermost open event's category (instants
 // with no open event to Other), then to its context's when a context is open then.
-void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory>& cats,
+void sweep_thread(const Trace& t, const Track& tr, const NameTraits& names, const std::vector<CpuCategory>& cats,
                   std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
-  const std::vector<ContextPiece> pieces = contexts(t, tr);
+  const std::vector<ContextPiece> pieces = contexts(t, tr, names);
   size_t next = 0;
   auto add = [&](int64_t a, int64_t b, CpuCategory c) { add_span_in_context(windows, pieces, next, a, b, c); };
   struct Open {
@@ -215,18 +234,18 @@ void sweep_thread(const Trace& t, const Track& tr, const std::vector<CpuCategory
 
 
 // DataLoader time with no GPU work running, and allocator calls, per window on its thread.
-void data_loading_and_allocator(const Trace& t, const Track& tr, const std::vector<Interval>& gpu_busy,
-                                std::vector<StepFacts*>& windows) {
+void data_loading_and_allocator(const Trace& t, const Track& tr, const NameTraits& names,
+                                const std::vector<Interval>& gpu_busy, std::vector<StepFacts*>& windows) {
   for (EventId e : tr.events) {
     const int64_t s = t.start_ns[e];
     auto it = std::upper_bound(windows.begin(), windows.end(), s,
                                [](int64_t ts, const StepFacts* w) { return ts < w->end_ns; });
     if (it == windows.end() || s < (*it)->start_ns) continue;
     StepFacts& w = **it;
-    if (is_host_api(t.kind[e]) && is_allocator_call(t.name_of(e))) ++w.allocator_calls;
-    if (!is_data_loader_span(t.name_of(e))) continue;
+    if (is_host_api(t.kind[e]) && names.allocator(t, e)) ++w.allocator_calls;
+    if (!names.data_loader(t, e)) continue;
     bool nested = false;  // count a DataLoader span inside another once
-    for (EventId a = t.parent[e]; a != kNoEvent && !nested; a = t.parent[a]) nested = is_data_loader_span(t.name_of(a));
+    for (EventId a = t.parent[e]; a != kNoEvent && !nested; a = t.parent[a]) nested = names.data_loader(t, a);
     if (nested) continue;
     const int64_t end = std::min(t.end_ns(e), w.end_ns);
     w.data_loading_gpu_idle_ns += (end - s) - covered_length(gpu_busy, s, end);
@@ -277,6 +296,8 @@ std::string_view to_string(CpuCategory c) {
 std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
+  const NameTraits names(t.names);
+  std::vector<uint32_t> slot_of(t.size());
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
@@ -286,9 +307,9 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
     std::vector<StepFacts*>& windows = on_track[k];
     if (windows.empty()) continue;
     std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
-    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], per_event);
-    sweep_thread(t, t.tracks[k], cats, windows);
-    data_loading_and_allocator(t, t.tracks[k], gpu_busy, windows);
+    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, per_event, slot_of);
+    sweep_thread(t, t.tracks[k], names, cats, windows);
+    data_loading_and_allocator(t, t.tracks[k], names, gpu_busy, windows);
   }
   // With steps, the whole-trace window is the sum of the steps (time outside steps is not broken down).
   if (!steps.empty()) {
@@ -307,10 +328,12 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
 void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
   if (thread == UINT32_MAX || window.end_ns <= window.start_ns) return;
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
+  std::vector<uint32_t> slot_of(t.size());
   std::vector<StepFacts*> one{&window};
-  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], scratch);
-  sweep_thread(t, t.tracks[thread], cats, one);
-  data_loading_and_allocator(t, t.tracks[thread], gpu_busy, one);
+  const NameTraits names(t.names);
+  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, scratch, slot_of);
+  sweep_thread(t, t.tracks[thread], names, cats, one);
+  data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, one);
 }
 
 }  // namespace whyslow

@@ -75,7 +75,14 @@ std::string row_key(std::string_view name) {
 
 std::vector<OpRow> op_table(const Trace& t) {
   // 1. The events of torch's tree, per thread, in (start, longer first) order.
-  std::vector<std::vector<EventId>> per_track(t.tracks.size());
+  // A track's events come in this order already (trace_builder nests them so): only the few
+  // overhead events moved to their home thread need sorting, then merging in.
+  auto order = [&](EventId a, EventId b) {
+    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
+    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
+    return a < b;
+  };
+  std::vector<std::vector<EventId>> per_track(t.tracks.size()), moved(t.tracks.size());
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     const Track& track = t.tracks[tr];
     for (EventId e : track.events) {
@@ -84,21 +91,23 @@ std::vector<OpRow> op_table(const Trace& t) {
         per_track[tr].push_back(e);
       } else if (t.kind[e] == EventKind::Overhead) {
         const TrackId home = home_track(t, e);
-        per_track[home == UINT32_MAX ? tr : home].push_back(e);
+        moved[home == UINT32_MAX ? tr : home].push_back(e);
       }
     }
   }
-  auto order = [&](EventId a, EventId b) {
-    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
-    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
-    return a < b;
-  };
+  for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
+    if (moved[tr].empty()) continue;
+    std::vector<EventId>& list = per_track[tr];
+    std::sort(moved[tr].begin(), moved[tr].end(), order);
+    const size_t own = list.size();
+    list.insert(list.end(), moved[tr].begin(), moved[tr].end());
+    std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(own), list.end(), order);
+  }
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
   std::vector<EventId> nodes;
   std::vector<int32_t> parent, rep, children;
   for (auto& list : per_track) {
-    std::sort(list.begin(), list.end(), order);
     std::vector<int32_t> open;
     for (EventId e : list) {
       const int32_t i = static_cast<int32_t>(nodes.size());
@@ -157,11 +166,18 @@ std::vector<OpRow> op_table(const Trace& t) {
   for (size_t i = n; i-- > 0;)
     if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) dev_total[rep[parent[i]]] += dev_total[i];
 
-  // 4. Rows.
-  std::map<std::pair<std::string, bool>, OpRow> rows;
+  // 4. Rows: summed per name id first (a name repeats over millions of events), then per row
+  // key (ProfilerStep#N names share one).
+  struct Sums {
+    uint64_t calls = 0;
+    int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
+  };
+  const size_t no_name = t.names.size();  // the slot of events without a name
+  auto slot = [&](EventId e) { return t.name[e] == kNoName ? no_name : t.name[e]; };
+  std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
   for (size_t i = 0; i < n; ++i) {
     if (rep[i] != static_cast<int32_t>(i)) continue;
-    OpRow& r = rows[{row_key(t.name_of(nodes[i])), false}];
+    Sums& r = host_sums[slot(nodes[i])];
     ++r.calls;
     r.self_cpu_ns += self_cpu[i];
     r.cpu_total_ns += t.dur_ns[nodes[i]];
@@ -173,10 +189,24 @@ std::vector<OpRow> op_table(const Trace& t) {
     if (!is_gpu_activity(k) && k != EventKind::GpuUserAnnotation) continue;
     int64_t d = t.dur_ns[e];
     if (k == EventKind::GpuUserAnnotation) d = std::max<int64_t>(0, d - kGpuAnnotationPaddingNs);
-    OpRow& r = rows[{row_key(t.name_of(e)), true}];
+    Sums& r = device_sums[slot(e)];
     ++r.calls;
     r.self_device_ns += d;
     r.device_total_ns += d;
+  }
+  std::map<std::pair<std::string, bool>, OpRow> rows;
+  for (const bool device : {false, true}) {
+    const std::vector<Sums>& sums = device ? device_sums : host_sums;
+    for (size_t id = 0; id < sums.size(); ++id) {
+      const Sums& x = sums[id];
+      if (x.calls == 0) continue;
+      OpRow& r = rows[{row_key(id == no_name ? std::string_view{} : t.names.view(static_cast<NameId>(id))), device}];
+      r.calls += x.calls;
+      r.self_cpu_ns += x.self_cpu_ns;
+      r.cpu_total_ns += x.cpu_total_ns;
+      r.self_device_ns += x.self_device_ns;
+      r.device_total_ns += x.device_total_ns;
+    }
   }
   std::vector<OpRow> out;
   out.reserve(rows.size());

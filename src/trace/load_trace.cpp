@@ -85,9 +85,10 @@ class Reader {
     (source_.compressed() ? times.inflate : times.read) = source_.produce_seconds();
     times.wait = source_.wait_seconds();
     times.parse = parser_.parse_seconds();
-    // On this thread: framing, waiting for input, building (which includes waiting for the
-    // parser thread when it is behind).
-    times.frame = seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait;
+    // On this thread: framing, waiting for input, parsing when the parser threads are behind,
+    // building, and waiting for a parser thread to finish the next batch to build.
+    times.frame = seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait -
+                  parser_.caller_parse_seconds();
     const auto t1 = Clock::now();
     Trace trace = std::move(builder_).finish();
     trace.load_times.build = parser_.build_seconds() + seconds(Clock::now() - t1);

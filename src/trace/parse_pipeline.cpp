@@ -1,5 +1,6 @@
 #include "trace/parse_pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -13,51 +14,80 @@
 namespace whyslow {
 namespace {
 
-// Batches in flight: one the parser thread works on while the caller builds the other (and
-// frames the next). More would only hold more memory: each holds ~1 MiB of JSON plus
-// simdjson's index of it.
-constexpr size_t kSlots = 2;
+// Parser threads besides the calling thread, which parses too whenever the batch it must build
+// next is not parsed yet: on two cores one parser thread and the caller share the parsing (the
+// caller also frames and builds), on more cores more threads parse. More than three would wait
+// on the one thread that frames and builds in order.
+size_t parser_threads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp<size_t>(cores > 1 ? cores - 1 : 1, 1, 3);
+}
+
+// Batches in flight per parsing thread: one being parsed and one parsed, waiting to be built.
+// More would only hold more memory: each holds ~256 KiB of JSON plus simdjson's index of it.
+constexpr size_t kSlotsPerParser = 2;
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
-enum class SlotState { Free, Queued, Parsed };
+enum class SlotState { Free, Queued, Parsing, Parsed };
 
 }  // namespace
 
+// Batches are numbered in submission order; batch n lives in slot n % slots.size(). Parsing
+// threads (and the caller) claim queued batches in order, so the oldest queued batch is always
+// the next one claimed.
 struct ParsePipeline::Shared {
-  explicit Shared(std::string p) : path(std::move(p)) { thread = std::thread([this] { parse_all(); }); }
+  explicit Shared(std::string p)
+      : path(std::move(p)), slots((parser_threads() + 1) * kSlotsPerParser), state(slots.size()) {
+    const size_t n = parser_threads();
+    for (size_t i = 0; i < n; ++i) threads.emplace_back([this] { parse_all(); });
+  }
   ~Shared() {
     {
       std::lock_guard lock(m);
       stop = true;
     }
     cv.notify_all();
-    thread.join();
+    for (std::thread& t : threads) t.join();
   }
 
-  // The parser thread: parses the slots in ring order as the caller queues them.
+  // A parser thread: claims and parses queued batches until stopped.
   void parse_all() {
-    for (size_t k = 0;; k = (k + 1) % kSlots) {
+    for (;;) {
+      size_t k;
       {
         std::unique_lock lock(m);
-        cv.wait(lock, [&] { return stop || state[k] == SlotState::Queued; });
+        cv.wait(lock, [&] { return stop || claimed < queued; });
         if (stop) return;
+        k = claim_locked();
       }
-      parse_batch(slots[k], path);
-      {
-        std::lock_guard lock(m);
-        state[k] = SlotState::Parsed;
-      }
-      cv.notify_all();
+      parse_claimed(k);
     }
   }
 
+  // With m held and claimed < queued: the oldest unclaimed batch's slot, now Parsing.
+  size_t claim_locked() {
+    const size_t k = claimed++ % slots.size();
+    state[k] = SlotState::Parsing;
+    return k;
+  }
+
+  void parse_claimed(size_t k) {
+    parse_batch(slots[k], path);
+    {
+      std::lock_guard lock(m);
+      state[k] = SlotState::Parsed;
+    }
+    cv.notify_all();
+  }
+
   std::string path;
-  ParsedBatch slots[kSlots];
-  SlotState state[kSlots] = {};
+  std::vector<ParsedBatch> slots;
+  std::vector<SlotState> state;
+  uint64_t queued = 0, claimed = 0;  // batches
   std::mutex m;
   std::condition_variable cv;
   bool stop = false;
-  std::thread thread;
+  std::vector<std::thread> threads;
 };
 
 ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path)
@@ -68,8 +98,8 @@ ParsePipeline::~ParsePipeline() = default;
 void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans, uint64_t buf_file_offset,
                            uint64_t first_index) {
   if (spans.empty()) return;
-  if (submitted_ - built_ == kSlots) build_oldest();
-  const size_t k = submitted_ % kSlots;
+  if (submitted_ - built_ == shared_->slots.size()) build_oldest();
+  const size_t k = submitted_ % shared_->slots.size();
   ParsedBatch& b = shared_->slots[k];
   // bytes[0] is left for the '[' the parser writes; the ']' goes after the last event.
   const size_t first = spans.front().begin, len = spans.back().end - first;
@@ -86,8 +116,9 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
   {
     std::lock_guard lock(shared_->m);
     shared_->state[k] = SlotState::Queued;
+    ++shared_->queued;
   }
-  shared_->cv.notify_all();
+  shared_->cv.notify_one();
   ++submitted_;
 }
 
@@ -96,12 +127,23 @@ void ParsePipeline::drain() {
 }
 
 void ParsePipeline::build_oldest() {
-  const size_t k = built_ % kSlots;
-  {
-    std::unique_lock lock(shared_->m);
-    shared_->cv.wait(lock, [&] { return shared_->state[k] == SlotState::Parsed; });
+  Shared& s = *shared_;
+  const size_t k = built_ % s.slots.size();
+  for (;;) {  // until the oldest batch is parsed: parse queued batches here rather than wait
+    std::unique_lock lock(s.m);
+    if (s.state[k] == SlotState::Parsed) break;
+    if (s.claimed < s.queued) {
+      const size_t mine = s.claim_locked();
+      lock.unlock();
+      const auto t0 = std::chrono::steady_clock::now();
+      s.parse_claimed(mine);
+      caller_parse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      continue;
+    }
+    s.cv.wait(lock, [&] { return s.state[k] == SlotState::Parsed; });
+    break;
   }
-  ParsedBatch& b = shared_->slots[k];
+  ParsedBatch& b = s.slots[k];
   ++built_;  // built or failed: either way it is no longer queued
   parse_seconds_ += b.parse_seconds;
   const auto t0 = std::chrono::steady_clock::now();
@@ -112,7 +154,7 @@ void ParsePipeline::build_oldest() {
       std::lock_guard lock(s.m);
       s.state[k] = SlotState::Free;
     }
-  } release{*shared_, k, *this, t0};
+  } release{s, k, *this, t0};
   build(b);
 }
 

@@ -1,6 +1,7 @@
-// Parses batches of events on a second thread while the loader's thread frames the next batch
-// and builds the one before: simdjson and the number conversions on one core; framing,
-// interning and the columns on the other. Batches are built in file order, and a batch's error
+// Parses batches of events on parser threads while the loader's thread frames the next batch
+// and builds the oldest parsed one; when that one is not parsed yet, the loader's thread parses
+// a queued batch itself instead of waiting, so parsing (the largest cost) spreads over all
+// cores while framing, interning and the columns stay on the loader's thread. Batches are built in file order, and a batch's error
 // is thrown after the events before it are built, so a load fails on the same event, with the
 // same message, as a one-thread load would.
 #pragma once
@@ -33,8 +34,10 @@ class ParsePipeline {
   void drain();
 
   uint64_t replaced_control_chars() const { return replaced_control_chars_; }
-  double parse_seconds() const { return parse_seconds_; }  // on the parser thread
+  double parse_seconds() const { return parse_seconds_; }  // all threads' parsing, summed
   double build_seconds() const { return build_seconds_; }  // on the caller's thread, in drain/submit
+  // The part of parse_seconds() the caller spent parsing while it would otherwise have waited.
+  double caller_parse_seconds() const { return caller_parse_seconds_; }
 
  private:
   struct Shared;
@@ -48,7 +51,7 @@ class ParsePipeline {
   TimeRange times_;
   std::vector<NameId> ids_;  // the batch's distinct strings → NameIds
   uint64_t replaced_control_chars_ = 0;
-  double parse_seconds_ = 0, build_seconds_ = 0;
+  double parse_seconds_ = 0, build_seconds_ = 0, caller_parse_seconds_ = 0;
 };
 
 }  // namespace whyslow

@@ -110,7 +110,8 @@ struct FlowStats {
 // Where the loader's time went, in seconds of wall-clock time per stage, for the benchmark's
 // stage split. `read` (plain files) or `inflate` (gzip, which includes reading the compressed
 // bytes) runs on a thread of its own, overlapped with the others; `wait` is how long the
-// framer waited for it. frame + parse + build + wait is the loader's time on the calling thread.
+// framer waited for it. `parse` is summed over the threads that parsed (parser threads and the
+// calling thread); `frame` is the calling thread's time outside waiting, parsing and building.
 struct LoadTimes {
   double read = 0, inflate = 0, wait = 0, frame = 0, parse = 0, build = 0;
 };

@@ -1,8 +1,10 @@
 #include "trace/trace_builder.hpp"
 
 #include <algorithm>
+#include <future>
 #include <numeric>
 
+#include "common/sort_runs.hpp"
 #include "trace/legacy_events.hpp"
 #include "trace/number_text.hpp"
 #include "trace/op_links.hpp"
@@ -193,10 +195,21 @@ void TraceBuilder::add_flow(const ParsedEvent& e) {
 Trace TraceBuilder::finish() && {
   trace_.ignored_events = ignored_;
   build_tracks();
-  for (Track& t : trace_.tracks) nest_track(t);
+  // Nesting (per track: sort, parents) and linking (correlation and External id tables) touch
+  // different columns: they run on two cores. Repairing links needs both.
+  trace_.parent.assign(trace_.size(), kNoEvent);
+  std::future<void> nesting = std::async(std::launch::async, [this] {
+    for (Track& t : trace_.tracks) nest_track(t);
+  });
   link_events();
+  count_flows();
+  nesting.get();
+  trace_.repaired_op_links = repair_op_links(trace_);
+  return std::move(trace_);
+}
 
-  // Flow stats: ids with a start but no finish and the reverse ("flows with a missing end").
+// Flow ends: ids with a start but no finish and the reverse ("flows with a missing end").
+void TraceBuilder::count_flows() {
   std::sort(flow_ends_.begin(), flow_ends_.end());
   for (size_t i = 0; i < flow_ends_.size();) {
     size_t j = i;
@@ -210,7 +223,6 @@ Trace TraceBuilder::finish() && {
     i = j;
   }
   flow_ends_ = {};
-  return std::move(trace_);
 }
 
 void TraceBuilder::build_tracks() {
@@ -245,12 +257,12 @@ void TraceBuilder::build_tracks() {
 // of the innermost open event that fully contains it. Partial overlaps close the open event.
 void TraceBuilder::nest_track(Track& tr) {
   const Trace& t = trace_;
-  std::sort(tr.events.begin(), tr.events.end(), [&](EventId a, EventId b) {
+  auto order = [&](EventId a, EventId b) {
     if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
     if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
     return a < b;
-  });
-  if (trace_.parent.size() != t.size()) trace_.parent.assign(t.size(), kNoEvent);
+  };
+  sort_runs(tr.events.begin(), tr.events.end(), order);  // a track is a few ascending runs
   std::vector<EventId> open;
   for (EventId e : tr.events) {
     if (t.kind[e] == EventKind::Instant) continue;
@@ -270,7 +282,6 @@ void TraceBuilder::nest_track(Track& tr) {
 
 void TraceBuilder::link_events() {
   Trace& t = trace_;
-  t.parent.resize(t.size(), kNoEvent);
   t.launch_link.assign(t.size(), kNoEvent);
   t.op_link.assign(t.size(), kNoEvent);
 
@@ -301,7 +312,6 @@ void TraceBuilder::link_events() {
     if ((gpu || is_host_api(k)) && t.external_id[e] != 0)
       t.op_link[e] = find(by_external, t.external_id[e]);
   }
-  t.repaired_op_links = repair_op_links(t);
 }
 
 }  // namespace whyslow

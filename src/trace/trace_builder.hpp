@@ -54,7 +54,8 @@ class TraceBuilder {
   TrackId track_of(NameId pid, NameId tid);
   void build_tracks();
   void nest_track(Track& t);
-  void link_events();
+  void link_events();  // launch and op links as written; finish() repairs the op links after
+  void count_flows();
 
   Trace trace_;
   std::unordered_map<uint64_t, TrackId> track_ids_;
