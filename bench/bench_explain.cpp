@@ -5,15 +5,16 @@
 // For each FILE: the pipeline runs N times (default 1) and the best time counts. One line per
 // file, tab-separated, after a header line:
 //   file  input_MB  disk_MB  seconds  MB_per_s  events  peak_rss_MB  cpu_seconds
-//   read  inflate  wait  frame  parse  build  analyze  explain  render
+//   read  inflate  wait  frame  parse  build  analyze  explain  render  load
 // input_MB is the uncompressed bytes the loader read (Trace::input_bytes); MB/s is input_MB over
 // the best wall-clock time; MB = 10^6 bytes. cpu_seconds is the best CPU time (user + system) of
 // the process over one run: on a machine shared with other work it is the steadier number.
 // peak_rss_MB is getrusage(RUSAGE_SELF).ru_maxrss, the peak of the whole process so far: it only
 // describes one file when the process reads one file, so bench/run_bench.sh runs one process per
-// file. The last nine columns are the best run's seconds per stage: the loader's (Trace::load_times;
-// read or inflate runs on a thread of its own, overlapped with frame and parse, and `wait` is how
-// long the framer waited for it), then analyze, explain and render the text report.
+// file. The last ten columns are the best run's seconds per stage: the loader's (Trace::load_times;
+// read or inflate runs on a thread of its own, parse is summed over the threads that parse, and
+// `wait` is how long the framer waited for input), then analyze, explain and render the text
+// report, then the loader's wall-clock time.
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
   if (files.empty()) return usage(argv[0]);
 
   std::printf("file\tinput_MB\tdisk_MB\tseconds\tMB_per_s\tevents\tpeak_rss_MB\tcpu_seconds"
-              "\tread\tinflate\twait\tframe\tparse\tbuild\tanalyze\texplain\trender\n");
+              "\tread\tinflate\twait\tframe\tparse\tbuild\tanalyze\texplain\trender\tload\n");
   int failures = 0;
   for (const std::string& path : files) {
     struct stat st{};
@@ -124,10 +125,10 @@ int main(int argc, char** argv) {
     }
     const double input_mb = static_cast<double>(r.input_bytes) / 1e6;
     const whyslow::LoadTimes& l = best_r.load;
-    std::printf("%s\t%.1f\t%.1f\t%.4f\t%.0f\t%llu\t%.1f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n",
+    std::printf("%s\t%.1f\t%.1f\t%.4f\t%.0f\t%llu\t%.1f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n",
                 path.c_str(), input_mb, disk_mb, best, input_mb / best, static_cast<unsigned long long>(r.events),
                 peak_rss_mb(), best_cpu, l.read, l.inflate, l.wait, l.frame, l.parse, l.build, best_r.analyze,
-                best_r.explain, best_r.render);
+                best_r.explain, best_r.render, l.total);
     std::fflush(stdout);
   }
   return failures ? 1 : 0;

@@ -94,7 +94,7 @@ print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6, event
 """
 
 
-STAGES = ("read", "inflate", "wait", "frame", "parse", "build", "analyze", "explain", "render")
+STAGES = ("read", "inflate", "wait", "frame", "parse", "build", "analyze", "explain", "render", "load")
 
 
 def whyslow(path):
@@ -104,7 +104,7 @@ def whyslow(path):
     row = r.stdout.strip().splitlines()[-1].split("\t")
     # file input_MB disk_MB seconds MB_per_s events peak_rss_MB cpu_seconds, then the stages
     # (absent from whyslow_bench builds older than the stage split)
-    stages = dict(zip(STAGES, map(float, row[8:17]))) if len(row) >= 17 else None
+    stages = dict(zip(STAGES, map(float, row[8:18]))) if len(row) >= 18 else None
     return dict(input_mb=float(row[1]), disk_mb=float(row[2]), seconds=float(row[3]),
                 events=int(row[5]), rss_mb=float(row[6]), cpu=float(row[7]), stages=stages)
 
@@ -158,10 +158,12 @@ print("MB/s columns use wall-clock time; the last column uses CPU time (user + s
 
 if any(r["w"]["stages"] for r in rows):
     print()
-    print("Where whyslow's time goes (seconds of wall-clock time). read / inflate run on a thread of "
-          "their own and parse on another, overlapped with frame + build on the calling thread; "
-          "wait is the time the framer waited for input, build includes waiting for the parser "
-          "thread. load = the loader's wall-clock time (frame + wait + build).")
+    print("Where whyslow's time goes (seconds). read / inflate run on a thread of their own; parse "
+          "is the CPU time of parsing summed over the threads that parse (a parser thread per core "
+          "but one, and the calling thread whenever the batch it must build next is not parsed "
+          "yet); frame (framing, copying batches, handing them over), wait (for input) and build "
+          "(strings, columns, then nesting and linking on two threads) are the calling thread's. "
+          "load = the loader's wall-clock time; analyze, explain and render follow it.")
     print()
     print("| file | total s | read | inflate | parse | frame | wait | build | load | analyze | explain | render |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -169,7 +171,7 @@ if any(r["w"]["stages"] for r in rows):
         st = r["w"]["stages"]
         if not st:
             continue
-        load = st["frame"] + st["wait"] + st["build"]
+        load = st["load"]
         cells = [st["read"], st["inflate"], st["parse"], st["frame"], st["wait"], st["build"], load,
                  st["analyze"], st["explain"], st["render"]]
         print(f"| {short(r['name'])} | {r['w']['seconds']:.3f} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")

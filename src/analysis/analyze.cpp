@@ -6,18 +6,25 @@ namespace whyslow {
 
 Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   Facts f;
-  // The tables that read only the trace run on a second core while this thread runs the passes
-  // that depend on one another (the trace is immutable; each pass writes only its own result).
+  // The tables that read only the trace, and the kernel models built on the kernel table, run on
+  // a second core while this thread runs the passes that depend on the steps and on one another
+  // (the trace is immutable; each pass writes only its own result). The two halves cost about
+  // the same on large traces.
   struct Tables {
     std::vector<OpRow> ops;
     std::vector<KernelRow> kernels;
     std::vector<AnnotationRow> annotations;
     CompileFacts compile;
     ProfilerOverheadFacts profiler;
+    RooflineFacts roofline;
+    std::vector<EagerAttention> eager_attention;
   };
-  std::future<Tables> tables = std::async(std::launch::async, [&trace] {
-    return Tables{op_table(trace), kernel_table(trace), annotation_table(trace), compile_regions(trace),
-                  profiler_overhead(trace)};
+  std::future<Tables> tables = std::async(std::launch::async, [&trace, &options] {
+    Tables t{op_table(trace), kernel_table(trace), annotation_table(trace), compile_regions(trace),
+             profiler_overhead(trace), {}, {}};
+    t.roofline = roofline(trace, t.kernels, options.measured);
+    t.eager_attention = eager_attention(trace, t.roofline);
+    return t;
   });
   std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
@@ -37,18 +44,18 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     f.steady_window = measure_window(trace, f.window_thread, f.cold_start.startup_end_ns);
     break_down_window(trace, busy, f.window_thread, f.steady_window);
   }
+  f.comm = communication(trace, f.steps);
+  f.blocks = code_blocks(trace, f.steps, f.window, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event],
+                         f.cpu_category);
+  f.loops = find_loops(trace, f.steps);
   Tables t = tables.get();
   f.ops = std::move(t.ops);
   f.kernels = std::move(t.kernels);
   f.annotations = std::move(t.annotations);
   f.compile = std::move(t.compile);
   f.profiler = std::move(t.profiler);
-  f.roofline = roofline(trace, f.kernels, options.measured);
-  f.comm = communication(trace, f.steps);
-  f.blocks = code_blocks(trace, f.steps, f.window, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event],
-                         f.cpu_category);
-  f.loops = find_loops(trace, f.steps);
-  f.eager_attention = eager_attention(trace, f.roofline);
+  f.roofline = std::move(t.roofline);
+  f.eager_attention = std::move(t.eager_attention);
   return f;
 }
 

@@ -92,6 +92,7 @@ class Reader {
     const auto t1 = Clock::now();
     Trace trace = std::move(builder_).finish();
     trace.load_times.build = parser_.build_seconds() + seconds(Clock::now() - t1);
+    trace.load_times.total = seconds(Clock::now() - t0);
     return trace;
   }
 

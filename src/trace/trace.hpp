@@ -112,8 +112,9 @@ struct FlowStats {
 // bytes) runs on a thread of its own, overlapped with the others; `wait` is how long the
 // framer waited for it. `parse` is summed over the threads that parsed (parser threads and the
 // calling thread); `frame` is the calling thread's time outside waiting, parsing and building.
+// `total` is the load's wall-clock time.
 struct LoadTimes {
-  double read = 0, inflate = 0, wait = 0, frame = 0, parse = 0, build = 0;
+  double read = 0, inflate = 0, wait = 0, frame = 0, parse = 0, build = 0, total = 0;
 };
 
 struct Trace {
