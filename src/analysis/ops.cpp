@@ -105,8 +105,10 @@ std::vector<OpRow> op_table(const Trace& t) {
   }
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
+  // Children counts double as the live counts of the merging below (a node's count changes only
+  // after its own turn). Arrays of the node count hold this pass's memory: the lists go once copied.
   std::vector<EventId> nodes;
-  std::vector<int32_t> parent, rep, children;
+  std::vector<int32_t> parent, rep, live_children;
   for (auto& list : per_track) {
     std::vector<int32_t> open;
     for (EventId e : list) {
@@ -123,21 +125,21 @@ std::vector<OpRow> op_table(const Trace& t) {
         break;
       }
       parent.push_back(p);
-      children.push_back(0);
-      if (p >= 0) ++children[p];
+      live_children.push_back(0);
+      if (p >= 0) ++live_children[p];
       open.push_back(i);
     }
+    std::vector<EventId>().swap(list);
   }
   const size_t n = nodes.size();
   rep.resize(n);
-  std::vector<int32_t> live_children = children;
   for (size_t i = 0; i < n; ++i) {
     rep[i] = static_cast<int32_t>(i);
     if (parent[i] < 0) continue;
     const int32_t p = rep[parent[i]];
     if (t.name[nodes[i]] == t.name[nodes[p]] && live_children[p] == 1) {
       rep[i] = p;
-      live_children[p] = children[i];
+      live_children[p] = live_children[i];  // i's own count: unchanged until its turn
     }
   }
   // A merged chain keeps the kernels of its innermost merged node (torch: parent.kernels =
@@ -147,21 +149,25 @@ std::vector<OpRow> op_table(const Trace& t) {
     kernels_from[i] = static_cast<int32_t>(i);
     if (rep[i] != static_cast<int32_t>(i)) kernels_from[rep[i]] = static_cast<int32_t>(i);
   }
-  std::vector<int64_t> self_cpu(n), own_dev(n, 0), self_dev(n, 0), dev_total(n, 0);
+  std::vector<int64_t> self_cpu(n), self_dev(n, 0), dev_total(n, 0);
   for (size_t i = 0; i < n; ++i) self_cpu[i] = t.dur_ns[nodes[i]];
   for (size_t i = 0; i < n; ++i)
     if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) self_cpu[rep[parent[i]]] -= t.dur_ns[nodes[i]];
 
-  // 3. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp).
-  std::vector<int32_t> node_of_event(t.size(), -1);
-  for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
-  for (EventId e = 0; e < t.size(); ++e) {
-    if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
-    const int32_t i = node_of_event[t.op_link[e]];
-    if (i >= 0) own_dev[i] += t.dur_ns[e];
+  // 3. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp), first as
+  // the node's own device time, then in place as the self device time of the chain's head: the
+  // head reads its innermost node, never one before it, so no value is read after its overwrite.
+  {
+    std::vector<int32_t> node_of_event(t.size(), -1);
+    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
+      const int32_t i = node_of_event[t.op_link[e]];
+      if (i >= 0) self_dev[i] += t.dur_ns[e];
+    }
   }
   for (size_t i = 0; i < n; ++i)
-    if (rep[i] == static_cast<int32_t>(i)) self_dev[i] = own_dev[kernels_from[i]];
+    self_dev[i] = rep[i] == static_cast<int32_t>(i) ? self_dev[kernels_from[i]] : 0;
   for (size_t i = 0; i < n; ++i) dev_total[i] = self_dev[i];
   for (size_t i = n; i-- > 0;)
     if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) dev_total[rep[parent[i]]] += dev_total[i];
