@@ -4,10 +4,12 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "common/process_memory.hpp"
 #include "trace/load_error.hpp"
 
 int main(int argc, char** argv) {
   using namespace whyslow::cli;
+  whyslow::return_large_blocks_to_the_system();
   CLI::App app{"whyslow: reads a torch.profiler / Kineto trace and says, with numbers, why the program is slow"};
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_explain_command(app), add_ops_command(app),    add_kernels_command(app),

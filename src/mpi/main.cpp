@@ -14,6 +14,7 @@
 
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
+#include "common/process_memory.hpp"
 #include "mpi/gather.hpp"
 #include "mpi/partition.hpp"
 #include "report/digest/digest_file.hpp"
@@ -106,6 +107,7 @@ int run(int argc, char** argv, int rank, int processes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  whyslow::return_large_blocks_to_the_system();
   MPI_Init(&argc, &argv);
   int rank = 0, processes = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
