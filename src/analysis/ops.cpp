@@ -149,46 +149,49 @@ std::vector<OpRow> op_table(const Trace& t) {
     kernels_from[i] = static_cast<int32_t>(i);
     if (rep[i] != static_cast<int32_t>(i)) kernels_from[rep[i]] = static_cast<int32_t>(i);
   }
-  std::vector<int64_t> self_cpu(n), self_dev(n, 0), dev_total(n, 0);
-  for (size_t i = 0; i < n; ++i) self_cpu[i] = t.dur_ns[nodes[i]];
-  for (size_t i = 0; i < n; ++i)
-    if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) self_cpu[rep[parent[i]]] -= t.dur_ns[nodes[i]];
-
-  // 3. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp), first as
-  // the node's own device time, then in place as the self device time of the chain's head: the
-  // head reads its innermost node, never one before it, so no value is read after its overwrite.
-  {
-    std::vector<int32_t> node_of_event(t.size(), -1);
-    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
-      const int32_t i = node_of_event[t.op_link[e]];
-      if (i >= 0) self_dev[i] += t.dur_ns[e];
-    }
-  }
-  for (size_t i = 0; i < n; ++i)
-    self_dev[i] = rep[i] == static_cast<int32_t>(i) ? self_dev[kernels_from[i]] : 0;
-  for (size_t i = 0; i < n; ++i) dev_total[i] = self_dev[i];
-  for (size_t i = n; i-- > 0;)
-    if (rep[i] == static_cast<int32_t>(i) && parent[i] >= 0) dev_total[rep[parent[i]]] += dev_total[i];
-
-  // 4. Rows: summed per name id first (a name repeats over millions of events), then per row
-  // key (ProfilerStep#N names share one).
+  // 3. Rows, summed per name id first (a name repeats over millions of events), then per row key
+  // (ProfilerStep#N names share one). A chain's self CPU time is its head's duration less its
+  // children's: added and subtracted straight into the sums, which is all the rows need of it.
   struct Sums {
     uint64_t calls = 0;
     int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
   };
   const size_t no_name = t.names.size();  // the slot of events without a name
   auto slot = [&](EventId e) { return t.name[e] == kNoName ? no_name : t.name[e]; };
+  auto is_head = [&](size_t i) { return rep[i] == static_cast<int32_t>(i); };
   std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
   for (size_t i = 0; i < n; ++i) {
-    if (rep[i] != static_cast<int32_t>(i)) continue;
+    if (!is_head(i)) continue;
+    const int64_t dur = t.dur_ns[nodes[i]];
     Sums& r = host_sums[slot(nodes[i])];
     ++r.calls;
-    r.self_cpu_ns += self_cpu[i];
-    r.cpu_total_ns += t.dur_ns[nodes[i]];
-    r.self_device_ns += self_dev[i];
-    r.device_total_ns += dev_total[i];
+    r.self_cpu_ns += dur;
+    r.cpu_total_ns += dur;
+    if (parent[i] >= 0) host_sums[slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
+  }
+
+  // 4. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp), as the
+  // node's own device time. In place, then, a chain head's self device time: it reads its
+  // innermost node, never one before it, so no value is read after its overwrite. In place
+  // again, the device total: walked backwards, a node is complete before it joins its parent.
+  std::vector<int64_t> device(n, 0);
+  {
+    std::vector<int32_t> node_of_event(t.size(), -1);
+    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
+      const int32_t i = node_of_event[t.op_link[e]];
+      if (i >= 0) device[i] += t.dur_ns[e];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    device[i] = is_head(i) ? device[kernels_from[i]] : 0;
+    if (is_head(i)) host_sums[slot(nodes[i])].self_device_ns += device[i];
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (!is_head(i)) continue;
+    host_sums[slot(nodes[i])].device_total_ns += device[i];
+    if (parent[i] >= 0) device[rep[parent[i]]] += device[i];
   }
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
