@@ -90,6 +90,10 @@ class Reader {
     times.frame = seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait -
                   parser_.caller_parse_seconds();
     const auto t1 = Clock::now();
+    // The batches, their parsers and the read buffer are done with: freed before finish()
+    // builds its tables, whose peak is the load's.
+    parser_.close();
+    mem_.reset();
     Trace trace = std::move(builder_).finish();
     trace.load_times.build = parser_.build_seconds() + seconds(Clock::now() - t1);
     trace.load_times.total = seconds(Clock::now() - t0);

@@ -122,6 +122,8 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
   ++submitted_;
 }
 
+void ParsePipeline::close() { shared_.reset(); }
+
 void ParsePipeline::drain() {
   while (built_ < submitted_) build_oldest();
 }

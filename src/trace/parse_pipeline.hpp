@@ -32,6 +32,8 @@ class ParsePipeline {
               uint64_t first_index);
   // Builds every queued batch, in order; throws the first error among them.
   void drain();
+  // Stops the parser threads and frees the batches; after a drain(), with nothing submitted since.
+  void close();
 
   uint64_t replaced_control_chars() const { return replaced_control_chars_; }
   double parse_seconds() const { return parse_seconds_; }  // all threads' parsing, summed

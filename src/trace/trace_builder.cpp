@@ -194,6 +194,7 @@ void TraceBuilder::add_flow(const ParsedEvent& e) {
 
 Trace TraceBuilder::finish() && {
   trace_.ignored_events = ignored_;
+  count_flows();  // first: its list goes before the tables below are built
   build_tracks();
   // Nesting (per track: sort, parents) and linking (correlation and External id tables) touch
   // different columns: they run on two cores. Repairing links needs both.
@@ -202,7 +203,6 @@ Trace TraceBuilder::finish() && {
     for (Track& t : trace_.tracks) nest_track(t);
   });
   link_events();
-  count_flows();
   nesting.get();
   trace_.repaired_op_links = repair_op_links(trace_);
   return std::move(trace_);
