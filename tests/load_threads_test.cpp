@@ -67,5 +67,37 @@ TEST(LoadThreads, ConcurrentLoadsGiveTheSameTrace) {
   }
 }
 
+// Batches are parsed by whichever thread is free, the calling thread included, but built in file
+// order: of two bad events in different batches the first is always the one reported, and a bad
+// event late in the file never hides behind the threads' timing.
+TEST(LoadThreads, TheFirstBadEventIsReportedWhicheverThreadParsedIt) {
+  testing::TempDir dir;
+  std::string json = R"({"traceEvents": [)";
+  const std::string good = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2},)";
+  size_t first_bad = 0;
+  for (int i = 0; i < 40000; ++i) {  // ~3.8 MB: about fifteen batches
+    if (i == 9000) {  // in the third or fourth batch
+      first_bad = json.size();
+      json += R"({"ph": "X", "ts": "soon", "dur": 2},)";
+    } else if (i == 30000) {
+      json += R"({"ph": "X", "ts": 1, "dur": [2]},)";
+    } else {
+      json += good;
+    }
+  }
+  json.back() = ']';
+  json += "}";
+  const std::string path = dir.write("two_bad.json", json);
+  for (int run = 0; run < 20; ++run) {
+    try {
+      load_trace(path);
+      FAIL() << "loaded a trace with two bad events";
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.byte_offset(), first_bad + std::string(R"({"ph": "X", "ts": )").size()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("(event #9000)"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace whyslow
