@@ -6,10 +6,13 @@ namespace whyslow {
 
 Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   Facts f;
-  // The tables that read only the trace, and the kernel models built on the kernel table, run on
-  // a second core while this thread runs the passes that depend on the steps and on one another
-  // (the trace is immutable; each pass writes only its own result). The two halves cost about
-  // the same on large traces.
+  // The passes that need neither the steps nor each other's results but the GPU's busy time (the
+  // tables, the kernel models built on the kernel table, launches, syncs, copies) run on a second
+  // core while this thread runs the passes that depend on the steps and on one another (the trace
+  // is immutable; each pass writes only its own result). On a 540 MB trace the halves take
+  // ~0.13 and ~0.18 s.
+  std::vector<Interval> busy = gpu_busy_intervals(trace);
+  for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
   struct Tables {
     std::vector<OpRow> ops;
     std::vector<KernelRow> kernels;
@@ -18,25 +21,23 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     ProfilerOverheadFacts profiler;
     RooflineFacts roofline;
     std::vector<EagerAttention> eager_attention;
+    LaunchFacts launches;
+    SyncFacts syncs;
+    CopyFacts copies;
   };
-  std::future<Tables> tables = std::async(std::launch::async, [&trace, &options] {
+  std::future<Tables> tables = std::async(std::launch::async, [&trace, &options, &busy] {
     Tables t{op_table(trace), kernel_table(trace), annotation_table(trace), compile_regions(trace),
-             profiler_overhead(trace), {}, {}};
+             profiler_overhead(trace), {}, {}, launch_queue(trace), sync_waits(trace, busy), copies(trace)};
     t.roofline = roofline(trace, t.kernels, options.measured);
     t.eager_attention = eager_attention(trace, t.roofline);
     return t;
   });
-  std::vector<Interval> busy = gpu_busy_intervals(trace);
-  for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
   f.steps = measure_steps(trace);
   f.window_thread = main_thread(trace);
   // The window's sync wait is the waiting of the thread the report is about: the steps' thread, or
   // the main thread of a stepless trace (summing every thread's waits can exceed the window).
   f.window = measure_window(trace, f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event]);
   f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
-  f.launches = launch_queue(trace);
-  f.syncs = sync_waits(trace, busy);
-  f.copies = copies(trace);
   f.cold_start = cold_start(trace, f.steps, busy);
   // A stepless trace's bound verdicts leave its start-up stretch out (steady_steps()).
   if (f.steps.empty() && f.cold_start.startup_end_ns > f.window.start_ns &&
@@ -56,6 +57,9 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   f.profiler = std::move(t.profiler);
   f.roofline = std::move(t.roofline);
   f.eager_attention = std::move(t.eager_attention);
+  f.launches = std::move(t.launches);
+  f.syncs = std::move(t.syncs);
+  f.copies = std::move(t.copies);
   return f;
 }
 
