@@ -33,6 +33,7 @@ std::optional<Ceilings> measured_ceilings(const AnalysisOptions& o) {
 }
 
 Analyzed analyze_and_explain(Trace trace, const std::optional<Ceilings>& measured) {
+  trace.drop_raw_ids();  // linked (and sliced) already: what the analyses do not read goes first
   Analyzed out{std::move(trace), {}, {}};
   out.facts = analyze(out.trace, {measured ? &*measured : nullptr});
   out.findings = explain(out.trace, out.facts);
