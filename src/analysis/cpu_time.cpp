@@ -89,16 +89,21 @@ class NameTraits {
 // subtree launches GPU work. `out` gets each event's category with the context of the events
 // around it by nesting (rules 1–3); the step sums apply the context by time instead (contexts()),
 // which also covers a block entered while a Python frame was open.
-// `slot_of` is scratch of t.size() entries.
 std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, const NameTraits& names,
-                                           std::vector<CpuCategory>& out, std::vector<uint32_t>& slot_of) {
+                                           std::vector<CpuCategory>& out) {
   std::vector<uint8_t> launches_below(tr.events.size(), 0);
+  // Each event's parent's position in tr.events. The track is in nesting order (parents first),
+  // and an event passed over by a later one's search for its parent is closed for good (the
+  // nesting rule), so a stack of the events so far, popped down to each parent, finds it.
   std::vector<uint32_t> index_of_parent(tr.events.size(), UINT32_MAX);
-  // Position of each event in tr.events, to reach its parent's slot (a parent is on its child's track).
-  for (uint32_t i = 0; i < tr.events.size(); ++i) slot_of[tr.events[i]] = i;
+  std::vector<uint32_t> open;
   for (uint32_t i = 0; i < tr.events.size(); ++i) {
     const EventId p = t.parent[tr.events[i]];
-    if (p != kNoEvent) index_of_parent[i] = slot_of[p];
+    if (p != kNoEvent) {  // an unnested event (top level, instant) closes nothing: it pops nothing
+      while (!open.empty() && tr.events[open.back()] != p) open.pop_back();
+      if (!open.empty()) index_of_parent[i] = open.back();
+    }
+    open.push_back(i);
   }
   for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
     if (t.is_launch(tr.events[i])) launches_below[i] = 1;
@@ -297,7 +302,6 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
   const NameTraits names(t.names);
-  std::vector<uint32_t> slot_of(t.size());
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
@@ -307,7 +311,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
     std::vector<StepFacts*>& windows = on_track[k];
     if (windows.empty()) continue;
     std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
-    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, per_event, slot_of);
+    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, per_event);
     sweep_thread(t, t.tracks[k], names, cats, windows);
     data_loading_and_allocator(t, t.tracks[k], names, gpu_busy, windows);
   }
@@ -328,10 +332,9 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
 void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
   if (thread == UINT32_MAX || window.end_ns <= window.start_ns) return;
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
-  std::vector<uint32_t> slot_of(t.size());
   std::vector<StepFacts*> one{&window};
   const NameTraits names(t.names);
-  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, scratch, slot_of);
+  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, scratch);
   sweep_thread(t, t.tracks[thread], names, cats, one);
   data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, one);
 }

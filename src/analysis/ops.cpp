@@ -144,7 +144,9 @@ std::vector<OpRow> op_table(const Trace& t) {
   }
   // A merged chain keeps the kernels of its innermost merged node (torch: parent.kernels =
   // child.kernels, "lift kernels up"): nodes come parents first, so the last merge wins.
-  std::vector<int32_t> kernels_from(n);
+  // The live counts are done with: their array becomes kernels_from (an entry is written at its
+  // own turn or later, by a node after it).
+  std::vector<int32_t> kernels_from = std::move(live_children);
   for (size_t i = 0; i < n; ++i) {
     kernels_from[i] = static_cast<int32_t>(i);
     if (rep[i] != static_cast<int32_t>(i)) kernels_from[rep[i]] = static_cast<int32_t>(i);
