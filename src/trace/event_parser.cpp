@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <string_view>
@@ -52,8 +53,20 @@ const char* type_name(od::json_type t) {
 struct Scratch {
   ParsedBatch& batch;
   std::string key;
+  // Each field's previous string and its index: an event's category, pid and tid (often its
+  // name) repeat the previous event's, and one compare is cheaper than hashing for the table.
+  std::array<std::pair<std::string_view, uint32_t>, kTextFields> last{};
   void text(TextField field, std::string_view text) {
-    batch.texts.push_back({field, text.data() ? batch.strings.add(text) : kAbsentText});
+    uint32_t index = kAbsentText;
+    if (text.data()) {
+      auto& [previous, previous_index] = last[static_cast<size_t>(field)];
+      if (text != previous || !previous.data()) {
+        previous = text;
+        previous_index = batch.strings.add(text);
+      }
+      index = previous_index;
+    }
+    batch.texts.push_back({field, index});
   }
 };
 
@@ -181,9 +194,8 @@ void int3_arg(od::value& v, std::string_view key, int32_t out[3]) {
   if (v.get_array().get(arr)) return;
   int i = 0;
   for (auto item : arr) {
-    od::value x;
-    if (item.get(x)) return;
-    const int64_t n = int_arg(x, key);
+    if (item.error()) return;
+    const int64_t n = int_arg(item.value_unsafe(), key);
     if (i < 3) out[i++] = static_cast<int32_t>(n);
   }
 }
@@ -222,11 +234,10 @@ void string_or_raw(od::value& v, std::string_view key, TextField field, Scratch&
 
 void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
   for (auto field_result : args) {
-    od::field f;
-    if (std::move(field_result).get(f))
-      throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
+    if (field_result.error()) throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
+    od::field& f = field_result.value_unsafe();  // in place: a copy costs a store-forwarding stall
     const std::string_view key = key_of(f, scratch);
-    od::value v = f.value();
+    od::value& v = f.value();  // a reference too, not a copy
     switch (key.size()) {
       case 3:
         if (key == "Seq") e.comm.seq = int_arg(v, key, -1);
@@ -283,11 +294,10 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
 
 void parse_event_object(od::object& obj, ParsedEvent& e, Scratch& scratch) {
   for (auto field_result : obj) {
-    od::field f;
-    if (std::move(field_result).get(f))
-      throw EventFieldError{"malformed event object", nullptr, LoadError::Kind::Syntax};
+    if (field_result.error()) throw EventFieldError{"malformed event object", nullptr, LoadError::Kind::Syntax};
+    od::field& f = field_result.value_unsafe();  // in place: a copy costs a store-forwarding stall
     const std::string_view key = key_of(f, scratch);
-    od::value v = f.value();
+    od::value& v = f.value();  // a reference too, not a copy
     if (key == "ph") {
       const char* where = location(v);
       if (type_of(v, key) != od::json_type::string)
@@ -405,10 +415,9 @@ void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
     if ((err = doc.get_array().get(arr))) fail(0, nullptr, simdjson::error_message(err));
     size_t i = 0;
     for (auto item : arr) {
-      od::value v;
-      err = item.get(v);
+      err = item.error();
       od::object obj;
-      if (!err) err = v.get_object().get(obj);
+      if (!err) err = item.value_unsafe().get_object().get(obj);
       if (err) {
         const char* where = location(doc);
         const size_t at = where ? event_at(where) : i;

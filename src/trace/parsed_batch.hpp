@@ -27,6 +27,7 @@ enum class TextField : uint8_t {
   Name, Category, Pid, Tid, InputDims, InputType, InputStrides, ConcreteInputs, SyncKind, MetaValue,
   CommDtype, CommCollective, CommGroupName, CommGroupId  // record_param_comms args
 };
+inline constexpr size_t kTextFields = static_cast<size_t>(TextField::CommGroupId) + 1;
 
 inline constexpr uint32_t kAbsentText = UINT32_MAX;
 
