@@ -10,6 +10,10 @@
 
 namespace whyslow {
 
+// With more than one run per this many elements, merging (a pass per halving of the runs, with
+// inplace_merge's buffer) no longer beats std::sort: the input is not "nearly sorted".
+inline constexpr std::ptrdiff_t kElementsPerRunToMerge = 16;
+
 // Sorts [first, last) by `less`, a strict weak order; equivalent elements keep no promised
 // order, as with std::sort (callers order by a total key).
 template <typename It, typename Less>
@@ -20,7 +24,7 @@ void sort_runs(It first, It last, Less less) {
   for (std::ptrdiff_t i = 1; i < n; ++i) {
     if (less(first[i], first[i - 1])) {
       runs.push_back(i);
-      if (static_cast<std::ptrdiff_t>(runs.size()) * 16 > n) return std::sort(first, last, less);
+      if (static_cast<std::ptrdiff_t>(runs.size()) * kElementsPerRunToMerge > n) return std::sort(first, last, less);
     }
   }
   runs.push_back(n);

@@ -16,11 +16,13 @@ namespace {
 
 // Parser threads besides the calling thread, which parses too whenever the batch it must build
 // next is not parsed yet: on two cores one parser thread and the caller share the parsing (the
-// caller also frames and builds), on more cores more threads parse. More than three would wait
-// on the one thread that frames and builds in order.
+// caller also frames and builds), on more cores more threads parse. Parsing a batch costs about
+// what framing and building it cost on the calling thread, so beyond three parser threads the
+// extra ones would wait on that one thread.
+constexpr size_t kMaxParserThreads = 3;
 size_t parser_threads() {
   const unsigned cores = std::thread::hardware_concurrency();
-  return std::clamp<size_t>(cores > 1 ? cores - 1 : 1, 1, 3);
+  return std::clamp<size_t>(cores > 1 ? cores - 1 : 1, 1, kMaxParserThreads);
 }
 
 // Batches in flight per parsing thread: one being parsed and one parsed, waiting to be built.
