@@ -63,7 +63,7 @@ class NameTraits {
  public:
   explicit NameTraits(const StringPool& names) : traits_(names.size() + 1) {
     for (NameId id = 0; id <= names.size(); ++id) {
-      const std::string_view n = id < names.size() ? names.view(id) : std::string_view{};  // last: no name
+      const std::string_view n = id < names.size() ? names.view(id) : std::string_view{};  // last: no name (Trace::name_slot)
       traits_[id] = {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n)};
     }
   }
@@ -77,10 +77,7 @@ class NameTraits {
     Context context;
     bool record_function, allocator, data_loader;
   };
-  const Traits& of(const Trace& t, EventId e) const {
-    const NameId id = t.name[e];
-    return traits_[id == kNoName ? traits_.size() - 1 : id];
-  }
+  const Traits& of(const Trace& t, EventId e) const { return traits_[t.name_slot(e)]; }
   std::vector<Traits> traits_;
 };
 

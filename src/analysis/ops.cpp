@@ -37,6 +37,7 @@
 #include <map>
 
 #include "analysis/event_names.hpp"
+#include "common/sort_runs.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 
@@ -76,12 +77,8 @@ std::string row_key(std::string_view name) {
 std::vector<OpRow> op_table(const Trace& t) {
   // 1. The events of torch's tree, per thread, in (start, longer first) order.
   // A track's events come in this order already (trace_builder nests them so): only the few
-  // overhead events moved to their home thread need sorting, then merging in.
-  auto order = [&](EventId a, EventId b) {
-    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
-    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
-    return a < b;
-  };
+  // overhead events moved to their home thread are out of place.
+  auto order = [&](EventId a, EventId b) { return t.nests_before(a, b); };
   std::vector<std::vector<EventId>> per_track(t.tracks.size()), moved(t.tracks.size());
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     const Track& track = t.tracks[tr];
@@ -97,11 +94,8 @@ std::vector<OpRow> op_table(const Trace& t) {
   }
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     if (moved[tr].empty()) continue;
-    std::vector<EventId>& list = per_track[tr];
-    std::sort(moved[tr].begin(), moved[tr].end(), order);
-    const size_t own = list.size();
-    list.insert(list.end(), moved[tr].begin(), moved[tr].end());
-    std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(own), list.end(), order);
+    per_track[tr].insert(per_track[tr].end(), moved[tr].begin(), moved[tr].end());
+    sort_runs(per_track[tr].begin(), per_track[tr].end(), order);
   }
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
@@ -158,18 +152,17 @@ std::vector<OpRow> op_table(const Trace& t) {
     uint64_t calls = 0;
     int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
   };
-  const size_t no_name = t.names.size();  // the slot of events without a name
-  auto slot = [&](EventId e) { return t.name[e] == kNoName ? no_name : t.name[e]; };
   auto is_head = [&](size_t i) { return rep[i] == static_cast<int32_t>(i); };
+  const size_t no_name = t.names.size();  // Trace::name_slot's entry for events without a name
   std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
   for (size_t i = 0; i < n; ++i) {
     if (!is_head(i)) continue;
     const int64_t dur = t.dur_ns[nodes[i]];
-    Sums& r = host_sums[slot(nodes[i])];
+    Sums& r = host_sums[t.name_slot(nodes[i])];
     ++r.calls;
     r.self_cpu_ns += dur;
     r.cpu_total_ns += dur;
-    if (parent[i] >= 0) host_sums[slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
+    if (parent[i] >= 0) host_sums[t.name_slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
   }
 
   // 4. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp), as the
@@ -188,11 +181,11 @@ std::vector<OpRow> op_table(const Trace& t) {
   }
   for (size_t i = 0; i < n; ++i) {
     device[i] = is_head(i) ? device[kernels_from[i]] : 0;
-    if (is_head(i)) host_sums[slot(nodes[i])].self_device_ns += device[i];
+    if (is_head(i)) host_sums[t.name_slot(nodes[i])].self_device_ns += device[i];
   }
   for (size_t i = n; i-- > 0;) {
     if (!is_head(i)) continue;
-    host_sums[slot(nodes[i])].device_total_ns += device[i];
+    host_sums[t.name_slot(nodes[i])].device_total_ns += device[i];
     if (parent[i] >= 0) device[rep[parent[i]]] += device[i];
   }
   for (EventId e = 0; e < t.size(); ++e) {
@@ -200,18 +193,18 @@ std::vector<OpRow> op_table(const Trace& t) {
     if (!is_gpu_activity(k) && k != EventKind::GpuUserAnnotation) continue;
     int64_t d = t.dur_ns[e];
     if (k == EventKind::GpuUserAnnotation) d = std::max<int64_t>(0, d - kGpuAnnotationPaddingNs);
-    Sums& r = device_sums[slot(e)];
+    Sums& r = device_sums[t.name_slot(e)];
     ++r.calls;
     r.self_device_ns += d;
     r.device_total_ns += d;
   }
   std::map<std::pair<std::string, bool>, OpRow> rows;
-  for (const bool device : {false, true}) {
-    const std::vector<Sums>& sums = device ? device_sums : host_sums;
+  for (const bool device_row : {false, true}) {
+    const std::vector<Sums>& sums = device_row ? device_sums : host_sums;
     for (size_t id = 0; id < sums.size(); ++id) {
       const Sums& x = sums[id];
       if (x.calls == 0) continue;
-      OpRow& r = rows[{row_key(id == no_name ? std::string_view{} : t.names.view(static_cast<NameId>(id))), device}];
+      OpRow& r = rows[{row_key(id == no_name ? std::string_view{} : t.names.view(static_cast<NameId>(id))), device_row}];
       r.calls += x.calls;
       r.self_cpu_ns += x.self_cpu_ns;
       r.cpu_total_ns += x.cpu_total_ns;

@@ -60,7 +60,7 @@ struct Scratch {
     uint32_t index = kAbsentText;
     if (text.data()) {
       auto& [previous, previous_index] = last[static_cast<size_t>(field)];
-      if (text != previous || !previous.data()) {
+      if (!previous.data() || text != previous) {
         previous = text;
         previous_index = batch.strings.add(text);
       }

@@ -139,9 +139,8 @@ void ParsePipeline::build_oldest() {
     if (s.claimed < s.queued) {
       const size_t mine = s.claim_locked();
       lock.unlock();
-      const auto t0 = std::chrono::steady_clock::now();
       s.parse_claimed(mine);
-      caller_parse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      caller_parse_seconds_ += s.slots[mine].parse_seconds;  // timed by parse_batch; the slot is ours until built
       continue;
     }
     s.cv.wait(lock, [&] { return s.state[k] == SlotState::Parsed; });

@@ -177,6 +177,15 @@ struct Trace {
   }
   int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }
   std::string_view name_of(EventId e) const { return names.view(name[e]); }
+  // The event's entry in a table of names.size() + 1 entries, one per name and the last for none.
+  size_t name_slot(EventId e) const { return name[e] == kNoName ? names.size() : name[e]; }
+  // The order of a thread's events in torch's op tree (Track::events is sorted by it): by start,
+  // the longer of two that start together first (a parent before its children), then by id.
+  bool nests_before(EventId a, EventId b) const {
+    if (start_ns[a] != start_ns[b]) return start_ns[a] < start_ns[b];
+    if (dur_ns[a] != dur_ns[b]) return dur_ns[a] > dur_ns[b];
+    return a < b;
+  }
   // A launch: a runtime/driver call that started a kernel, memcpy or memset. (Its launch_link
   // can also name a synchronization's GPU-side record, which CUPTI correlates with
   // cudaEventSynchronize and friends; that call launched nothing.)

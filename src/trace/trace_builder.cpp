@@ -257,12 +257,8 @@ void TraceBuilder::build_tracks() {
 // of the innermost open event that fully contains it. Partial overlaps close the open event.
 void TraceBuilder::nest_track(Track& tr) {
   const Trace& t = trace_;
-  auto order = [&](EventId a, EventId b) {
-    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
-    if (t.dur_ns[a] != t.dur_ns[b]) return t.dur_ns[a] > t.dur_ns[b];
-    return a < b;
-  };
-  sort_runs(tr.events.begin(), tr.events.end(), order);  // a track is a few ascending runs
+  // A track is a few ascending runs.
+  sort_runs(tr.events.begin(), tr.events.end(), [&](EventId a, EventId b) { return t.nests_before(a, b); });
   std::vector<EventId> open;
   for (EventId e : tr.events) {
     if (t.kind[e] == EventKind::Instant) continue;
