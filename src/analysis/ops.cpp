@@ -37,7 +37,6 @@
 #include <map>
 
 #include "analysis/event_names.hpp"
-#include "common/sort_runs.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 
@@ -77,7 +76,7 @@ std::string row_key(std::string_view name) {
 std::vector<OpRow> op_table(const Trace& t) {
   // 1. The events of torch's tree, per thread, in (start, longer first) order.
   // A track's events come in this order already (trace_builder nests them so): only the few
-  // overhead events moved to their home thread are out of place.
+  // overhead events moved to their home thread need sorting, then merging in.
   auto order = [&](EventId a, EventId b) { return t.nests_before(a, b); };
   std::vector<std::vector<EventId>> per_track(t.tracks.size()), moved(t.tracks.size());
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
@@ -92,10 +91,15 @@ std::vector<OpRow> op_table(const Trace& t) {
       }
     }
   }
+  // Sorted among themselves, they are one run to merge in: merging them one by one as runs of
+  // their own would pass over the whole track once per halving.
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     if (moved[tr].empty()) continue;
-    per_track[tr].insert(per_track[tr].end(), moved[tr].begin(), moved[tr].end());
-    sort_runs(per_track[tr].begin(), per_track[tr].end(), order);
+    std::vector<EventId>& list = per_track[tr];
+    std::sort(moved[tr].begin(), moved[tr].end(), order);
+    const size_t own = list.size();
+    list.insert(list.end(), moved[tr].begin(), moved[tr].end());
+    std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(own), list.end(), order);
   }
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
