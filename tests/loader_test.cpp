@@ -22,6 +22,7 @@ namespace {
 using testing::category_of;
 using testing::event_named;
 using testing::events_named;
+using testing::load_through_pipe;
 using testing::TempDir;
 using testing::trace_json;
 
@@ -415,6 +416,11 @@ TEST(Loader, GzipInput) {
   expect_small_trace(load_trace(dir.write("plain_with_suffix.json.gz", text)));
   // Several gzip members back to back (what `cat a.gz b.gz` gives) are one stream.
   expect_small_trace(load_trace(dir.write_gz("members.json.gz", text, 3)));
+  // From a pipe, which cannot seek back over the bytes that told gzip from plain JSON
+  // (`whyslow explain <(cat t.json.gz)`): both kinds.
+  const auto load = [](const std::string& p) { return load_trace(p); };
+  expect_small_trace(load_through_pipe(dir, dir.path("t.json.gz"), load));
+  expect_small_trace(load_through_pipe(dir, dir.path("plain_with_suffix.json.gz"), load));
 }
 
 TEST(Loader, BareTopLevelArray) {
@@ -722,6 +728,12 @@ TEST(LoaderLarge, FortyMegabytesAcrossBufferAndBatchBoundaries) {
   const Trace t = load_trace(path);
   expect_synthetic(t, s);
   EXPECT_EQ(t.input_bytes, text.size());
+  // Streamed through the read buffer instead of mapped: the same trace.
+  const Trace streamed = load_through_pipe(dir, path, [](const std::string& p) { return load_trace(p); });
+  expect_synthetic(streamed, s);
+  EXPECT_EQ(streamed.input_bytes, text.size());
+  EXPECT_EQ(streamed.start_ns, t.start_ns);
+  EXPECT_EQ(streamed.name, t.name);
   // The event count once more, counted in the file text rather than by the generator.
   size_t x_and_i = 0;
   for (const char* ph : {"\"ph\": \"X\"", "\"ph\": \"i\""})
@@ -730,7 +742,8 @@ TEST(LoaderLarge, FortyMegabytesAcrossBufferAndBatchBoundaries) {
 }
 
 // The first 16 MiB boundary at every byte of one event: inside escapes, on quotes and
-// brackets, on its closing brace, on the comma after it.
+// brackets, on its closing brace, on the comma after it. Through a pipe: a regular file is
+// mapped, and only a stream goes through the read buffer.
 TEST(LoaderLarge, ReadBufferBoundaryAtEveryByteOfAnEvent) {
   const std::string tricky =
       R"({"ph": "X", "cat": "cpu_op", "name": "q\"}\\{", "pid": 1, "tid": 2, "ts": 12.345, "dur": 6.789, "args": {"s": "\\\"]", "t": [{"u": "\\"}]}})";
@@ -761,7 +774,8 @@ TEST(LoaderLarge, ReadBufferBoundaryAtEveryByteOfAnEvent) {
     std::filesystem::resize_file(path, common + tail.size());
     ASSERT_EQ(tail.compare(tricky_begin - common, tricky.size(), tricky), 0);
     Trace t;
-    ASSERT_NO_THROW(t = load_trace(path)) << "boundary at byte " << at << " of the event";
+    ASSERT_NO_THROW(t = load_through_pipe(dir, path, [](const std::string& p) { return load_trace(p); }))
+        << "boundary at byte " << at << " of the event";
     ASSERT_EQ(t.size(), 4u) << "boundary at byte " << at;
     const EventId e = event_named(t, "q\"}\\{");
     ASSERT_NE(e, kNoEvent) << "boundary at byte " << at;
@@ -793,13 +807,65 @@ TEST(LoaderLarge, EventLargerThanTheReadBuffer) {
       R"({"ph": "X", "cat": "cpu_op", "name": "after", "pid": 1, "tid": 1, "ts": 3, "dur": 1})",
   });
   TempDir dir;
-  const Trace t = load_trace(dir.write("huge.json", text));
-  ASSERT_EQ(t.size(), 3u);
-  const EventId e = event_named(t, "huge");
-  ASSERT_NE(e, kNoEvent);
-  ASSERT_NE(t.detail[e], UINT32_MAX);
-  EXPECT_EQ(t.names.view(t.op_shapes[t.detail[e]].input_dims).size(), big.size());
-  EXPECT_EQ(t.start_ns[event_named(t, "after")], 3000);
+  const std::string path = dir.write("huge.json", text);
+  for (const bool streamed : {false, true}) {
+    const Trace t = streamed ? load_through_pipe(dir, path, [](const std::string& p) { return load_trace(p); })
+                             : load_trace(path);
+    ASSERT_EQ(t.size(), 3u) << streamed;
+    const EventId e = event_named(t, "huge");
+    ASSERT_NE(e, kNoEvent);
+    ASSERT_NE(t.detail[e], UINT32_MAX);
+    EXPECT_EQ(t.names.view(t.op_shapes[t.detail[e]].input_dims).size(), big.size());
+    EXPECT_EQ(t.start_ns[event_named(t, "after")], 3000);
+  }
+}
+
+// A plain file is read in place (mapped privately): what the loader blanks stays out of the
+// file, and a value ending at the file's last byte, on a page boundary, is parsed with the
+// padding simdjson needs after it.
+TEST(LoaderLarge, AMappedFileIsNeverWrittenAndItsLastValueEndsAtAPageBoundary) {
+  TempDir dir;
+  const std::string events = trace_json(
+      {"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\tb\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}"},
+      "\"traceName\": \"raw\nnewline\", ");
+  // The events, then a top-level key whose value is padded so the file ends at 8 KiB exactly.
+  std::string text = events.substr(0, events.rfind('}'));
+  const std::string key = ", \"distributedInfo\": {\"rank\": 3, \"pad\": \"";
+  const std::string close = "\"}}";
+  text += key + std::string(8192 - text.size() - key.size() - close.size(), 'p') + close;
+  ASSERT_EQ(text.size(), 8192u);
+  const std::string path = dir.write("paged.json", text);
+  const Trace t = load_trace(path);
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.replaced_control_chars, 2u);
+  EXPECT_NE(event_named(t, "a b"), kNoEvent);
+  EXPECT_EQ(t.distributed.rank, 3);
+  EXPECT_EQ(testing::read_file(path), text);  // the raw tab and newline are still in the file
+}
+
+// A value over --max-value-size is refused in a mapped file too, though nothing is copied.
+TEST(LoaderLarge, AnEventOverTheLimitIsRefusedInAMappedFile) {
+  TempDir dir;
+  const std::string big(3u << 20, 'w');
+  const std::string text = trace_json({
+      R"({"ph": "X", "cat": "cpu_op", "name": "small", "pid": 1, "tid": 1, "ts": 1, "dur": 1})",
+      R"({"ph": "X", "cat": "cpu_op", "name": ")" + big + R"(", "pid": 1, "tid": 1, "ts": 2, "dur": 1})",
+  });
+  const std::string path = dir.write("limit.json", text);
+  for (const bool streamed : {false, true}) {
+    try {
+      const LoadOptions two_mib{.max_value_bytes = size_t{2} << 20};
+      if (streamed)
+        load_through_pipe(dir, path, [&](const std::string& p) { return load_trace(p, two_mib); });
+      else
+        load_trace(path, two_mib);
+      ADD_FAILURE() << "loaded, streamed " << streamed;
+    } catch (const LoadError& e) {
+      EXPECT_EQ(e.kind(), LoadError::Kind::TooLarge) << e.what();
+      EXPECT_EQ(e.byte_offset(), text.find(R"({"ph": "X", "cat": "cpu_op", "name": "ww)")) << e.what();
+      EXPECT_NE(std::string(e.what()).find("event #1"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

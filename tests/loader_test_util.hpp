@@ -2,11 +2,14 @@
 // lookups into a loaded Trace.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "trace/trace.hpp"
@@ -73,6 +77,41 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// Loads `path` through a named pipe that a thread fills with the file's bytes: the loader then
+// streams it through its read buffer (as for `whyslow explain <(zcat t.json.gz)`), where a
+// regular file is mapped and read in place. Both ways must load the same trace.
+template <typename Load>
+auto load_through_pipe(const TempDir& dir, const std::string& path, Load load) {
+  static std::atomic<int> counter{0};
+  const std::string fifo = dir.path("pipe" + std::to_string(counter++));
+  if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + fifo);
+  ::signal(SIGPIPE, SIG_IGN);  // a load that stops early closes the pipe: the writer just stops
+  std::thread writer([&] {
+    const int out = ::open(fifo.c_str(), O_WRONLY);
+    if (out < 0) return;
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> buf(1 << 16);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+      const char* p = buf.data();
+      for (size_t left = static_cast<size_t>(in.gcount()); left > 0;) {
+        const ssize_t n = ::write(out, p, left);
+        if (n <= 0) {
+          ::close(out);
+          return;
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+      }
+    }
+    ::close(out);
+  });
+  struct Join {
+    std::thread& t;
+    ~Join() { t.join(); }
+  } join{writer};
+  return load(fifo);
+}
 
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

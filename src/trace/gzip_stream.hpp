@@ -25,6 +25,9 @@ class GzipStream {
   // unless nothing could be decoded at all: that is LoadError(Truncated) here. Corrupt data is
   // LoadError(Io) naming the compressed byte offset.
   size_t read(char* dst, size_t n);
+  // Compressed bytes the decoder has taken in so far (read from the file and decoded, not
+  // just read ahead): where in the file the bytes handed out come from, for progress.
+  uint64_t compressed_consumed() const;
   static const char* implementation();  // "igzip (ISA-L)" or "zlib"
 
  private:

@@ -26,6 +26,8 @@ GzipStream::~GzipStream() = default;
 
 const char* GzipStream::implementation() { return "igzip (ISA-L)"; }
 
+uint64_t GzipStream::compressed_consumed() const { return s_->file.bytes_read() - s_->st.avail_in; }
+
 namespace {
 
 const char* isal_error_text(int rc) {

@@ -29,6 +29,8 @@ GzipStream::~GzipStream() = default;
 
 const char* GzipStream::implementation() { return "zlib"; }
 
+uint64_t GzipStream::compressed_consumed() const { return s_->file.bytes_read() - s_->zs.avail_in; }
+
 size_t GzipStream::read(char* dst, size_t n) {
   State& g = *s_;
   g.zs.next_out = reinterpret_cast<Bytef*>(dst);

@@ -1,5 +1,6 @@
 #include "trace/input_source.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -9,6 +10,7 @@
 
 #include "common/terminal_text.hpp"
 #include "trace/gzip_stream.hpp"
+#include "trace/mapped_file.hpp"
 #include "trace/raw_file.hpp"
 
 namespace whyslow {
@@ -23,14 +25,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+bool starts_with_gzip_magic(RawFile& file) { return file.peek() == std::string_view("\x1f\x8b", 2); }
+
 }  // namespace
 
 struct InputSource::Prefetch {
-  Prefetch(const std::string& path) : file(path, printable(path)) {
-    unsigned char magic[2];
-    const size_t got = file.read(reinterpret_cast<char*>(magic), 2);
-    file.rewind();
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) gzip = std::make_unique<GzipStream>(file);
+  Prefetch(std::unique_ptr<RawFile> f, bool gzipped) : file(std::move(f)) {
+    if (gzipped) gzip = std::make_unique<GzipStream>(*file);
     for (Chunk& c : chunks) c.data = std::make_unique_for_overwrite<char[]>(kChunkBytes);
     thread = std::thread([this] { produce_all(); });
   }
@@ -43,7 +44,7 @@ struct InputSource::Prefetch {
     thread.join();
   }
 
-  size_t produce(char* dst) { return gzip ? gzip->read(dst, kChunkBytes) : file.read(dst, kChunkBytes); }
+  size_t produce(char* dst) { return gzip ? gzip->read(dst, kChunkBytes) : file->read(dst, kChunkBytes); }
 
   // The background thread: fills free chunks in order until the end, an error, or stop.
   void produce_all() {
@@ -64,7 +65,7 @@ struct InputSource::Prefetch {
       {
         std::lock_guard lock(m);
         busy_seconds += seconds_since(t0);
-        file_read = file.bytes_read();
+        file_read = gzip ? gzip->compressed_consumed() : file->bytes_read();
         chunks[slot].len = got;
         if (got > 0) ++filled;
         if (got == 0 || err) {
@@ -81,7 +82,7 @@ struct InputSource::Prefetch {
     std::unique_ptr<char[]> data;
     size_t len = 0;
   };
-  RawFile file;
+  std::unique_ptr<RawFile> file;
   std::unique_ptr<GzipStream> gzip;
   Chunk chunks[kChunks];
   std::mutex m;
@@ -92,29 +93,47 @@ struct InputSource::Prefetch {
   bool done = false, stop = false;
   std::exception_ptr error;  // what ended the stream early, thrown after the bytes before it
   double busy_seconds = 0;
-  uint64_t file_read = 0;  // file.bytes_read() as of the last chunk, for progress (read under m)
+  uint64_t file_read = 0;  // file bytes behind the chunks so far, for progress (read under m)
   std::thread thread;
 };
 
-InputSource::InputSource(const std::string& path) : prefetch_(std::make_unique<Prefetch>(path)) {
-  compressed_ = prefetch_->gzip != nullptr;
+InputSource::InputSource(const std::string& path) {
+  auto file = std::make_unique<RawFile>(path, printable(path));
+  compressed_ = starts_with_gzip_magic(*file);
+  if (!compressed_) mapped_ = MappedFile::map(file->fd());
+  if (mapped_) return;  // the mapping keeps the file's pages; the descriptor can go
+  prefetch_ = std::make_unique<Prefetch>(std::move(file), compressed_);
 }
 
 InputSource::~InputSource() = default;
 
-uint64_t InputSource::file_size() const { return prefetch_->file.size(); }
+uint64_t InputSource::file_size() const { return mapped_ ? mapped_->size() : prefetch_->file->size(); }
 
 uint64_t InputSource::file_bytes_read() const {
+  if (mapped_) return mapped_done_;
   std::lock_guard lock(prefetch_->m);
   return prefetch_->file_read;
 }
 
 double InputSource::produce_seconds() const {
+  if (mapped_) return 0;
   std::lock_guard lock(prefetch_->m);
   return prefetch_->busy_seconds;
 }
 
+void InputSource::done_before(uint64_t offset) {
+  if (!mapped_) return;
+  mapped_->release_before(offset);
+  mapped_done_ = offset;
+}
+
 size_t InputSource::read(char* dst, size_t n) {
+  if (mapped_) {  // a copy out of the mapping; the pages behind it are released as it goes
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, mapped_->size() - mapped_done_));
+    std::memcpy(dst, mapped_->data() + mapped_done_, take);
+    done_before(mapped_done_ + take);
+    return take;
+  }
   Prefetch& p = *prefetch_;
   size_t total = 0;
   while (total < n) {

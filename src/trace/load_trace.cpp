@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -36,6 +37,15 @@ constexpr size_t kBatchBytes = 256u << 10;
 // input of tiny events ("{}," is 3 bytes): 16384 × 200 B = 3 MiB.
 constexpr size_t kBatchEvents = 16384;
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
+// After this many bytes of events the loader estimates how many events the whole file holds
+// (from the events so far per byte, and for gzip the compression ratio so far) and reserves the
+// trace's columns for them, instead of letting each column double ~20 times. 16 MiB: the
+// bytes read ahead of the framer (~2 MiB) skew the gzip ratio by under 15 %, and a smaller
+// trace's columns are too small for their growth to matter.
+constexpr uint64_t kEstimateAfterBytes = uint64_t{16} << 20;
+// The estimate is scaled up by this much: the start of a trace (set-up, warm-up steps) is not
+// always as dense as the rest, and reserving too much costs address space, not memory.
+constexpr double kReserveMargin = 1.25;
 
 using simdjson::error_code;
 using Clock = std::chrono::steady_clock;
@@ -58,7 +68,14 @@ class Reader {
  public:
   Reader(const std::string& path, const LoadOptions& options)
       : path_(printable(path)), options_(options), source_(path), builder_(path), parser_(builder_, path) {
-    allocate(kReadBytes);
+    if (MappedFile* file = source_.mapped()) {  // the whole file is in place: nothing to fill
+      data_ = file->data();
+      cap_ = len_ = file->size();
+      eof_ = true;
+      static_assert(MappedFile::kReadablePadding >= kPadding);
+    } else {
+      allocate(kReadBytes);
+    }
   }
 
   Trace run() {
@@ -102,8 +119,8 @@ class Reader {
 
  private:
   // ---- buffer ----
-  // data_[-1] and data_[cap_] stay free: the batch parser writes '[' before the first event
-  // and ']' after the last, which can end at cap_; simdjson's padding comes after that.
+  // For a file that is not mapped. simdjson's padding follows data_[cap_ - 1]: top-level values
+  // are parsed in place.
   void allocate(size_t cap) {
     auto mem = std::make_unique_for_overwrite<char[]>(cap + kPadding + 2);
     if (mem_) std::memcpy(mem.get() + 1, data_, len_);
@@ -205,6 +222,12 @@ class Reader {
     throw LoadError(LoadError::Kind::Truncated, msg, end);
   }
 
+  // A mapped file never refills, so nothing else bounds the value at pos_ ending at `end`.
+  size_t within_limit(size_t end) {
+    if (end - pos_ > options_.max_value_bytes) too_large();
+    return end;
+  }
+
   // Scans one JSON value starting at pos_ to its end, refilling as needed; returns its end.
   size_t scan_value() {
     const int c = peek();
@@ -213,7 +236,7 @@ class Reader {
       size_t scanned = pos_;
       for (;;) {
         const size_t end = scan_value_end(data_, scanned, len_, st);
-        if (st.depth == 0 && !st.in_string) return end;
+        if (st.depth == 0 && !st.in_string) return within_limit(end);
         if (eof_) truncated("inside a top-level value");
         scanned = len_;
         scanned -= fill();
@@ -223,7 +246,7 @@ class Reader {
     size_t i = pos_;
     for (;;) {
       while (i < len_ && !is_ws(data_[i]) && data_[i] != ',' && data_[i] != '}' && data_[i] != ']') ++i;
-      if (i < len_ || eof_) return i;
+      if (i < len_ || eof_) return within_limit(i);
       i -= fill();
     }
   }
@@ -333,6 +356,7 @@ class Reader {
           fill();
           continue;
         }
+        within_limit(end);
         spans_.push_back({pos_, end});
         pos_ = end;
         expect_value = false;
@@ -356,10 +380,28 @@ class Reader {
   // Hands the framed events to the parser thread.
   void submit() {
     if (spans_.empty()) return;
-    parser_.submit(data_, spans_, base_, events_parsed_);
+    parser_.submit(data_, spans_, base_, events_parsed_);  // copies the events
     events_parsed_ += spans_.size();
     spans_.clear();
+    source_.done_before(base_ + pos_);
+    if (!reserved_ && base_ + pos_ >= kEstimateAfterBytes) {
+      reserved_ = true;
+      builder_.reserve(expected_events());
+    }
     report_progress(false);
+  }
+
+  // The events the whole file will hold, from those framed so far (see kEstimateAfterBytes).
+  uint64_t expected_events() const {
+    const double framed = static_cast<double>(base_ + pos_);
+    double total = static_cast<double>(source_.file_size());
+    if (source_.compressed()) {
+      const double compressed = static_cast<double>(source_.file_bytes_read());
+      if (compressed <= 0) return 0;
+      total *= framed / compressed;
+    }
+    const double expected = static_cast<double>(events_parsed_) * (total / framed) * kReserveMargin;
+    return static_cast<uint64_t>(std::min(expected, static_cast<double>(kNoEvent)));
   }
 
   void report_progress(bool done) {
@@ -494,6 +536,7 @@ class Reader {
   uint64_t base_ = 0;
   bool eof_ = false;
   uint64_t events_parsed_ = 0;
+  bool reserved_ = false;  // the columns were reserved for expected_events()
   std::vector<EventSpan> spans_;
   uint64_t replaced_control_chars_ = 0;  // in top-level values; the parser counts the events'
   bool in_events_ = false;  // inside the traceEvents array: the value at pos_ is an event

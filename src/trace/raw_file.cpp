@@ -26,6 +26,7 @@ RawFile::~RawFile() {
 
 size_t RawFile::read(char* dst, size_t n) {
   size_t total = 0;
+  for (; total < n && peeked_used_ < peeked_len_; ++total) dst[total] = peeked_[peeked_used_++];
   while (total < n) {
     const ssize_t r = ::read(fd_, dst + total, n - total);
     if (r < 0) {
@@ -41,9 +42,10 @@ size_t RawFile::read(char* dst, size_t n) {
   return total;
 }
 
-void RawFile::rewind() {
-  ::lseek(fd_, 0, SEEK_SET);
-  read_ = 0;
+std::string_view RawFile::peek() {
+  peeked_len_ = read(peeked_, kPeekBytes);  // counted in read_: the file's bytes read so far
+  peeked_used_ = 0;
+  return {peeked_, peeked_len_};
 }
 
 }  // namespace whyslow

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace whyslow {
 
@@ -18,16 +19,22 @@ class RawFile {
 
   // Fills up to n bytes, fewer only at the end of the file. Throws LoadError(Io).
   size_t read(char* dst, size_t n);
-  void rewind();
+  // The first bytes of the file (up to kPeekBytes), left for read() to hand out again: a pipe
+  // cannot seek back. Only before the first read().
+  std::string_view peek();
+  static constexpr size_t kPeekBytes = 2;
   uint64_t bytes_read() const { return read_; }
   uint64_t size() const { return size_; }
   const std::string& shown_path() const { return shown_path_; }
+  int fd() const { return fd_; }
 
  private:
   std::string shown_path_;
   int fd_ = -1;
   uint64_t read_ = 0;
   uint64_t size_ = 0;
+  char peeked_[kPeekBytes];
+  size_t peeked_len_ = 0, peeked_used_ = 0;  // bytes peek() took that read() has not handed out
 };
 
 }  // namespace whyslow

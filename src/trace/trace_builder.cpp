@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <future>
+#include <new>
 #include <numeric>
+#include <stdexcept>
 
 #include "common/sort_runs.hpp"
 #include "trace/legacy_events.hpp"
@@ -145,6 +147,30 @@ TrackId TraceBuilder::track_of(NameId pid, NameId tid) {
   last_track_key_ = key;
   last_track_ = it->second;
   return it->second;
+}
+
+void TraceBuilder::reserve(uint64_t expected) {
+  Trace& t = trace_;
+  const uint64_t now = t.size();
+  if (expected <= now || now == 0) return;
+  // A side table's share so far, scaled to `expected`, plus the same margin the caller gave.
+  const auto share = [&](size_t side) { return static_cast<size_t>(side * (static_cast<double>(expected) / now)); };
+  try {
+    t.start_ns.reserve(expected);
+    t.dur_ns.reserve(expected);
+    t.name.reserve(expected);
+    t.kind.reserve(expected);
+    t.category.reserve(expected);
+    t.track.reserve(expected);
+    t.correlation.reserve(expected);
+    t.external_id.reserve(expected);
+    t.detail.reserve(expected);
+    t.gpu_detail.reserve(share(t.gpu_detail.size()));
+    t.op_shapes.reserve(share(t.op_shapes.size()));
+    t.sync_kind.reserve(share(t.sync_kind.size()));
+  } catch (const std::bad_alloc&) {  // a hint, not a need
+  } catch (const std::length_error&) {
+  }
 }
 
 void TraceBuilder::add_event(const ParsedEvent& e) {

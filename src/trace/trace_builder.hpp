@@ -45,6 +45,11 @@ class TraceBuilder {
   void add_metadata(const ParsedEvent& e);  // ph "M"
   void add_flow(const ParsedEvent& e);      // ph "s" / "f"
   void count_ignored() { ++ignored_; }
+  // Makes room for about `expected` events in all, so the columns do not grow by doubling
+  // (each doubling copies the column and touches twice its pages). The per-kind side tables get
+  // the share of them the events so far had. Capacity never touched costs address space, not
+  // memory; a reservation the system refuses is skipped (the columns then grow as before).
+  void reserve(uint64_t expected);
   uint64_t event_count() const { return trace_.size(); }
 
   Trace finish() &&;
