@@ -22,6 +22,7 @@ std::vector<AnnotationRow> annotation_table(const Trace& t) {
     ++r.calls;
     r.cpu_total_ns += t.dur_ns[e];
   }
+  if (rows.empty()) return {};  // no blocks: the per-event sums below would feed no row
   // A block's GPU time is that of the GPU work launched from anywhere inside it, each piece
   // credited once per name even where blocks of one name nest. Per event: the GPU work launched
   // from inside it (summed from the leaves up, children after parents in track order); per name:

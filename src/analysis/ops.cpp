@@ -81,6 +81,9 @@ std::vector<OpRow> op_table(const Trace& t) {
   std::vector<std::vector<EventId>> per_track(t.tracks.size()), moved(t.tracks.size());
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     const Track& track = t.tracks[tr];
+    // Room for the whole track: pages never written cost no memory, and growing by doubling
+    // would copy the list and touch twice its pages.
+    if (track.kind == TrackKind::Cpu) per_track[tr].reserve(track.events.size());
     for (EventId e : track.events) {
       if (!in_op_tree(t.kind[e])) continue;
       if (track.kind == TrackKind::Cpu) {
@@ -107,6 +110,11 @@ std::vector<OpRow> op_table(const Trace& t) {
   // after its own turn). Arrays of the node count hold this pass's memory: the lists go once copied.
   std::vector<EventId> nodes;
   std::vector<int32_t> parent, rep, live_children;
+  size_t node_count = 0;
+  for (const auto& list : per_track) node_count += list.size();
+  nodes.reserve(node_count);
+  parent.reserve(node_count);
+  live_children.reserve(node_count);
   for (auto& list : per_track) {
     std::vector<int32_t> open;
     for (EventId e : list) {
