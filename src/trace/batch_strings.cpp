@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/same_bytes.hpp"
 #include "trace/parsed_batch.hpp"
 #include "trace/string_pool.hpp"
 
@@ -13,7 +14,7 @@ uint32_t BatchStrings::add(std::string_view s) {
   for (;; i = (i + 1) & mask) {
     const uint32_t id = table_[i];
     if (id == kAbsentText) break;
-    if (hashes[id] == h && distinct[id] == s) return id;
+    if (hashes[id] == h && same_bytes(distinct[id], s)) return id;
   }
   const uint32_t id = static_cast<uint32_t>(distinct.size());
   distinct.push_back(s);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/same_bytes.hpp"
 #include "common/terminal_text.hpp"
 #include "trace/json_framer.hpp"
 #include "trace/json_string.hpp"
@@ -60,7 +61,7 @@ struct Scratch {
     uint32_t index = kAbsentText;
     if (text.data()) {
       auto& [previous, previous_index] = last[static_cast<size_t>(field)];
-      if (!previous.data() || text != previous) {
+      if (!previous.data() || !same_bytes(text, previous)) {
         previous = text;
         previous_index = batch.strings.add(text);
       }

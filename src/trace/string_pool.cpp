@@ -2,21 +2,35 @@
 
 #include <cstring>
 
+#include "common/same_bytes.hpp"
+
 namespace whyslow {
 namespace {
 
-// FNV-1a over 8-byte words: names are short, and this is cheap and good enough for a table
-// whose collisions are resolved by comparing the bytes.
+// FNV-1a over 8-byte words, the last 1-8 bytes as one word (two overlapping loads; the length,
+// mixed in first, keeps apart strings those loads would read alike): names are short, and this is
+// cheap and good enough for a table whose collisions are resolved by comparing the bytes.
 uint64_t hash_bytes(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
+  const auto mix = [&h](uint64_t w) {
     h = (h ^ w) * 1099511628211ull;
     h ^= h >> 29;
+  };
+  mix(s.size());  // a word of its own: XORed into the first word, a length could cancel a byte
+  const auto word = [](const char* p, size_t bytes) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, bytes);
+    return w;
+  };
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n > 8; p += 8, n -= 8) mix(word(p, 8));
+  if (n >= 4) {
+    mix((word(p, 4) << 32) | word(p + n - 4, 4));
+  } else if (n > 0) {  // 1-3 bytes: the first, middle and last cover them all
+    const auto byte = [](char c) { return static_cast<uint64_t>(static_cast<unsigned char>(c)); };
+    mix((byte(p[0]) << 16) | (byte(p[n / 2]) << 8) | byte(p[n - 1]));
   }
-  for (; i < s.size(); ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
   return h ^ (h >> 32);
 }
 
@@ -35,7 +49,7 @@ NameId StringPool::find(std::string_view s) const {
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const NameId id = table_[i];
     if (id == kNoName) return kNoName;
-    if (hashes_[id] == h && views_[id] == s) return id;
+    if (hashes_[id] == h && same_bytes(views_[id], s)) return id;
   }
 }
 
@@ -47,7 +61,7 @@ NameId StringPool::intern(std::string_view s, uint64_t h) {
   for (;; i = (i + 1) & mask) {
     const NameId id = table_[i];
     if (id == kNoName) break;
-    if (hashes_[id] == h && views_[id] == s) return id;
+    if (hashes_[id] == h && same_bytes(views_[id], s)) return id;
   }
   if (blocks_.empty() || block_used_ + s.size() > block_size_) {
     block_size_ = s.size() > kBlockBytes ? s.size() : kBlockBytes;
