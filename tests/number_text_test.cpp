@@ -94,6 +94,61 @@ TEST(MicrosTextToNs, GarbageIsRejected) {
   }
 }
 
+// Against plain 128-bit arithmetic, digit by digit: integer parts of 1 to 20 digits (the
+// converter takes eight at a time while they fit), 0-5 decimals, and a non-digit byte put at
+// every position of the integer part.
+TEST(MicrosTextToNs, AgreesWithDigitByDigitArithmetic) {
+  const auto reference = [](const std::string& text) -> Ns {
+    size_t i = 0;
+    const bool negative = !text.empty() && text[0] == '-';
+    if (negative) ++i;
+    const size_t digits_begin = i;
+    __int128 us = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) us = us * 10 + (text[i] - '0');
+    if (i == digits_begin || (text[digits_begin] == '0' && i - digits_begin > 1)) return std::nullopt;
+    __int128 frac = 0;
+    int round_up = 0;
+    if (i < text.size() && text[i] == '.') {
+      const size_t frac_begin = ++i;
+      for (int d = 0; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++d) {
+        if (d < 3) frac = frac * 10 + (text[i] - '0');
+        else if (d == 3) round_up = text[i] >= '5';
+      }
+      if (i == frac_begin) return std::nullopt;
+      for (size_t d = i - frac_begin; d < 3; ++d) frac *= 10;
+    }
+    if (i != text.size()) return std::nullopt;
+    const __int128 ns = us * 1000 + frac + round_up;
+    if (ns > INT64_MAX) return std::nullopt;
+    return static_cast<int64_t>(negative ? -ns : ns);
+  };
+  uint64_t seed = 12345;
+  const auto next = [&seed] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  int checked = 0;
+  for (int len = 1; len <= 20; ++len) {
+    for (int decimals = 0; decimals <= 5; ++decimals) {
+      for (int trial = 0; trial < 20; ++trial) {
+        std::string text = trial % 2 ? "-" : "";
+        text += static_cast<char>('1' + next() % 9);
+        for (int k = 1; k < len; ++k) text += static_cast<char>('0' + next() % 10);
+        if (decimals > 0) {
+          text += '.';
+          for (int k = 0; k < decimals; ++k) text += static_cast<char>('0' + next() % 10);
+        }
+        EXPECT_EQ(micros_text_to_ns(text), reference(text)) << text;
+        ++checked;
+        const size_t first = trial % 2;
+        for (size_t at = first; at < first + len; ++at) {  // a stray byte inside the digits
+          std::string bad = text;
+          bad[at] = "x/:a "[next() % 5];
+          EXPECT_EQ(micros_text_to_ns(bad), std::nullopt) << bad;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 20 * 6 * 20);
+}
+
 TEST(IntegerTextToI64, Integers) {
   EXPECT_EQ(integer_text_to_i64("0"), Ns(0));
   EXPECT_EQ(integer_text_to_i64("42"), Ns(42));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace whyslow {
@@ -25,6 +26,23 @@ std::optional<int64_t> via_double(std::string_view text) {
   const double ns = std::round(us * 1000.0);
   if (std::fabs(ns) >= 9.2e18) return std::nullopt;
   return static_cast<int64_t>(ns);
+}
+
+// Eight ASCII digits at p (little-endian, first digit most significant) as their value, or -1
+// when one of the bytes is not a digit: a timestamp's 16 integer digits in two steps instead of
+// sixteen (the method of simdjson's and fast_float's number parsers).
+int64_t eight_digits(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  // Each byte 0x30-0x39: high nibble 3, and adding 6 leaves the high nibble 3 too.
+  if ((((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4))) !=
+      0x3333333333333333ull)
+    return -1;
+  v -= 0x3030303030303030ull;
+  v = (v * 10) + (v >> 8);  // pairs of digits
+  v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace
@@ -53,6 +71,14 @@ std::optional<int64_t> micros_text_to_ns(std::string_view text) {
   if (negative) ++i;
   if (i >= text.size() || !is_digit(text[i]) || leading_zero(text, i)) return std::nullopt;
   int64_t us = 0;
+  // Eight digits at a time while they fit (us < kMaxMicros / 10^8 keeps us × 10^8 + 99999999 at
+  // most kMaxMicros); the checked loop below takes the rest.
+  while (text.size() - i >= 8 && us < kMaxMicros / 100000000) {
+    const int64_t eight = eight_digits(text.data() + i);
+    if (eight < 0) break;
+    us = us * 100000000 + eight;
+    i += 8;
+  }
   for (; i < text.size() && is_digit(text[i]); ++i) {
     if (us > kMaxMicros / 10) return std::nullopt;
     us = us * 10 + (text[i] - '0');
