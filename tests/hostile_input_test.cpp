@@ -364,6 +364,24 @@ TEST(HostileInput, TheCliTakesMaxValueSize) {
   EXPECT_EQ(WEXITSTATUS(loaded), 0);
 }
 
+// A trace on a pipe (`whyslow explain <(zcat t.json.gz)`, `… | whyslow explain /dev/stdin`),
+// plain or gzip: read once, front to back, and explained as the file itself is.
+TEST(HostileInput, TheCliExplainsATraceFromAPipe) {
+  TempDir dir;
+  const std::string text = trace_json({named(R"("aten::mm")"), named(R"("aten::add")")});
+  const std::string bin = WHYSLOW_BINARY;
+  for (const std::string& path : {dir.write("t.json", text), dir.write_gz("t.json.gz", text)}) {
+    const std::string from_file = dir.path("file.txt"), from_pipe = dir.path("pipe.txt");
+    const int direct = std::system(("'" + bin + "' explain '" + path + "' >'" + from_file + "' 2>&1").c_str());
+    const int piped = std::system(("cat '" + path + "' | '" + bin + "' explain /dev/stdin >'" + from_pipe + "' 2>&1").c_str());
+    EXPECT_EQ(WEXITSTATUS(direct), 0) << testing::read_file(from_file);
+    EXPECT_EQ(WEXITSTATUS(piped), 0) << testing::read_file(from_pipe);
+    std::string expected = testing::read_file(from_file);
+    for (size_t at; (at = expected.find(path)) != std::string::npos;) expected.replace(at, path.size(), "/dev/stdin");
+    EXPECT_EQ(testing::read_file(from_pipe), expected) << path;
+  }
+}
+
 // ---- number text and units ----
 
 TEST(IsJsonNumber, FollowsTheGrammar) {

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -194,6 +195,9 @@ RankSummary read_digest_file(const std::string& path) {
 }
 
 bool is_digest_file(const std::string& path) {
+  // Only a regular file is peeked at: the bytes read from a pipe would be gone for its loader.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   char head[64] = {};

@@ -34,7 +34,8 @@ RankSummary parse_digest_json(std::string_view text, const std::string& source);
 RankSummary read_digest_file(const std::string& path);
 
 // True when the file at `path` starts (white space aside) with { "whyslow_digest" — a digest, not
-// a trace. Reads only the first bytes; false for a file it cannot open (the trace loader reports that).
+// a trace. Reads only the first bytes; false for a file it cannot open (the trace loader reports that)
+// and for a pipe or device, whose first bytes must be left for the loader: a digest is a file.
 bool is_digest_file(const std::string& path);
 
 }  // namespace whyslow
