@@ -173,12 +173,30 @@ std::vector<ContextPiece> contexts(const Trace& t, const Track& tr, const NameTr
   return out;
 }
 
-// Adds [a, b) of category c to the windows it overlaps (ascending, disjoint).
-void add_span(std::vector<StepFacts*>& windows, int64_t a, int64_t b, CpuCategory c) {
+// A thread's windows (ascending, disjoint) and where the last lookup found itself: the passes
+// below look times up in time order, so each lookup starts where the previous one stopped
+// instead of searching all the windows (a trace has thousands of steps and millions of events).
+class Windows {
+ public:
+  explicit Windows(std::vector<StepFacts*>& windows) : w_(windows) {}
+  // The first window that ends after ts, or end(). A time before the previous one's (which the
+  // passes do not ask) is searched for from the start.
+  std::vector<StepFacts*>::iterator first_ending_after(int64_t ts) {
+    if (at_ > 0 && ts < w_[at_ - 1]->end_ns) at_ = 0;
+    while (at_ < w_.size() && w_[at_]->end_ns <= ts) ++at_;
+    return w_.begin() + static_cast<std::ptrdiff_t>(at_);
+  }
+  std::vector<StepFacts*>::iterator end() { return w_.end(); }
+
+ private:
+  std::vector<StepFacts*>& w_;
+  size_t at_ = 0;
+};
+
+// Adds [a, b) of category c to the windows it overlaps.
+void add_span(Windows& windows, int64_t a, int64_t b, CpuCategory c) {
   if (a >= b) return;
-  auto it = std::upper_bound(windows.begin(), windows.end(), a,
-                             [](int64_t ts, const StepFacts* w) { return ts < w->end_ns; });
-  for (; it != windows.end() && (*it)->start_ns < b; ++it) {
+  for (auto it = windows.first_ending_after(a); it != windows.end() && (*it)->start_ns < b; ++it) {
     const int64_t lo = std::max(a, (*it)->start_ns), hi = std::min(b, (*it)->end_ns);
     if (lo < hi) (*it)->cpu_breakdown[static_cast<size_t>(c)] += hi - lo;
   }
@@ -186,7 +204,7 @@ void add_span(std::vector<StepFacts*>& windows, int64_t a, int64_t b, CpuCategor
 
 // Hands [a, b) of base category `c` to the windows, the parts under a context to the context's
 // category. `pieces` are the thread's context pieces; `next` walks them as the calls come in time order.
-void add_span_in_context(std::vector<StepFacts*>& windows, const std::vector<ContextPiece>& pieces, size_t& next,
+void add_span_in_context(Windows& windows, const std::vector<ContextPiece>& pieces, size_t& next,
                          int64_t a, int64_t b, CpuCategory c) {
   while (next < pieces.size() && pieces[next].end <= a) ++next;
   for (size_t k = next; a < b; ++k) {
@@ -209,7 +227,8 @@ void sweep_thread(const Trace& t, const Track& tr, const NameTraits& names, cons
   if (windows.empty()) return;
   const std::vector<ContextPiece> pieces = contexts(t, tr, names);
   size_t next = 0;
-  auto add = [&](int64_t a, int64_t b, CpuCategory c) { add_span_in_context(windows, pieces, next, a, b, c); };
+  Windows lookup(windows);
+  auto add = [&](int64_t a, int64_t b, CpuCategory c) { add_span_in_context(lookup, pieces, next, a, b, c); };
   struct Open {
     int64_t end;
     CpuCategory cat;
@@ -238,11 +257,11 @@ void sweep_thread(const Trace& t, const Track& tr, const NameTraits& names, cons
 // DataLoader time with no GPU work running, and allocator calls, per window on its thread.
 void data_loading_and_allocator(const Trace& t, const Track& tr, const NameTraits& names,
                                 const std::vector<Interval>& gpu_busy, std::vector<StepFacts*>& windows) {
-  for (EventId e : tr.events) {
+  Windows lookup(windows);
+  for (EventId e : tr.events) {  // by start time
     const int64_t s = t.start_ns[e];
-    auto it = std::upper_bound(windows.begin(), windows.end(), s,
-                               [](int64_t ts, const StepFacts* w) { return ts < w->end_ns; });
-    if (it == windows.end() || s < (*it)->start_ns) continue;
+    const auto it = lookup.first_ending_after(s);
+    if (it == lookup.end() || s < (*it)->start_ns) continue;
     StepFacts& w = **it;
     if (is_host_api(t.kind[e]) && names.allocator(t, e)) ++w.allocator_calls;
     if (!names.data_loader(t, e)) continue;
