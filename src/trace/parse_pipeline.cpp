@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/terminal_text.hpp"
+#include "common/usable_cores.hpp"
 #include "trace/load_error.hpp"
 #include "trace/time_range.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 // extra ones would wait on that one thread.
 constexpr size_t kMaxParserThreads = 3;
 size_t parser_threads() {
-  const unsigned cores = std::thread::hardware_concurrency();
+  const unsigned cores = usable_cores();
   return std::clamp<size_t>(cores > 1 ? cores - 1 : 1, 1, kMaxParserThreads);
 }
 

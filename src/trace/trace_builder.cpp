@@ -120,15 +120,17 @@ EventKind TraceBuilder::kind_of(NameId category, NameId name, NameId pid, char p
   if (ph == 'i' || ph == 'I') return EventKind::Instant;
   if (category == kNoName && trace_.names.view(pid) == kLegacyCpuPid)
     return legacy_cpu_event_kind(trace_.names.view(name));
-  auto it = kind_by_category_.find(category);
-  if (it == kind_by_category_.end()) {
+  const size_t slot = category == kNoName ? 0 : size_t{category} + 1;
+  if (slot >= kind_by_category_.size()) kind_by_category_.resize(slot + 1);
+  CategoryKind& ck = kind_by_category_[slot];
+  if (!ck.known) {
     const std::string_view cat = trace_.names.view(category);
-    it = kind_by_category_.emplace(category, CategoryKind{kind_for_category(cat), refined_by_name(cat)}).first;
+    ck = CategoryKind{kind_for_category(cat), refined_by_name(cat), true};
   }
-  if (!it->second.by_name) return it->second.kind;
+  if (!ck.by_name) return ck.kind;
   auto named = kind_by_name_.find(pair_key(category, name));
   if (named != kind_by_name_.end()) return named->second;
-  const EventKind k = refine_by_name(it->second.kind, trace_.names.view(name));
+  const EventKind k = refine_by_name(ck.kind, trace_.names.view(name));
   kind_by_name_.emplace(pair_key(category, name), k);
   return k;
 }

@@ -71,10 +71,12 @@ class TraceBuilder {
   uint64_t last_track_key_ = 0;
   TrackId last_track_ = 0;
   struct CategoryKind {
-    EventKind kind;
-    bool by_name;  // the category mixes kinds: the event's name decides (MTIA)
+    EventKind kind = EventKind::Other;
+    bool by_name = false;  // the category mixes kinds: the event's name decides (MTIA)
+    bool known = false;    // filled in
   };
-  std::unordered_map<NameId, CategoryKind> kind_by_category_;
+  // By category NameId + 1 (0: no category): a direct index, since every event looks its category up.
+  std::vector<CategoryKind> kind_by_category_;
   std::unordered_map<uint64_t, EventKind> kind_by_name_;  // (category, name) → kind, for by_name categories
   std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name
   std::unordered_map<NameId, NameId> process_labels_;  // pid → "CPU" / "GPU 0"

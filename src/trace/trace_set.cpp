@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/usable_cores.hpp"
 #include "trace/load_error.hpp"
 
 namespace whyslow {
@@ -76,7 +77,7 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
 
 void load_each(const std::vector<std::string>& paths, const LoadOptions& options,
                const std::function<void(size_t, Trace&&)>& each, unsigned max_threads) {
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = usable_cores();
   if (max_threads > 0) threads = std::min(threads, max_threads);
   threads = static_cast<unsigned>(std::min<size_t>(threads, paths.size()));
   std::atomic<size_t> next{0};
