@@ -99,5 +99,114 @@ TEST(LoadThreads, TheFirstBadEventIsReportedWhicheverThreadParsedIt) {
   }
 }
 
+// ---- the framer on a thread of its own (four cores or more) ----
+// LoadOptions::cores plans the threads as for that many cores, whatever this machine has: 1
+// (framing, building and parsing on one thread with one parser), 2 (the usual two-core plan) and
+// 8 (a framer thread, six parsers) must give the same trace, and fail on the same event with the
+// same message.
+
+const unsigned kPlans[] = {1, 2, 8};
+
+LoadOptions with_cores(unsigned cores, LoadOptions options = {}) {
+  options.cores = cores;
+  return options;
+}
+
+void expect_same_trace(const Trace& t, const Trace& one, unsigned cores) {
+  ASSERT_EQ(t.size(), one.size()) << cores << " cores";
+  EXPECT_EQ(t.start_ns, one.start_ns) << cores;
+  EXPECT_EQ(t.dur_ns, one.dur_ns) << cores;
+  EXPECT_EQ(t.name, one.name) << cores;
+  EXPECT_EQ(t.kind, one.kind) << cores;
+  EXPECT_EQ(t.track, one.track) << cores;
+  EXPECT_EQ(t.parent, one.parent) << cores;
+  EXPECT_EQ(t.launch_link, one.launch_link) << cores;
+  EXPECT_EQ(t.op_link, one.op_link) << cores;
+  EXPECT_EQ(t.names.size(), one.names.size()) << cores;
+  EXPECT_EQ(t.devices.size(), one.devices.size()) << cores;
+  EXPECT_EQ(t.base_time_ns, one.base_time_ns) << cores;
+  EXPECT_EQ(t.input_bytes, one.input_bytes) << cores;
+  EXPECT_EQ(t.truncated, one.truncated) << cores;
+  EXPECT_EQ(t.truncated_at_byte, one.truncated_at_byte) << cores;
+}
+
+TEST(FramerThread, EveryPlanLoadsTheSameTrace) {
+  testing::TempDir dir;
+  const std::string plain = dir.write("plain.json", testing::gunzip_file(kTrace));
+  for (const std::string& path : {kTrace, plain}) {
+    const Trace one = load_trace(path, with_cores(1));
+    for (unsigned cores : kPlans) {
+      std::vector<LoadProgress> seen;
+      LoadOptions options = with_cores(cores);
+      const std::thread::id loading = std::this_thread::get_id();
+      bool on_loading_thread = true;
+      options.progress = [&](const LoadProgress& p) {
+        seen.push_back(p);
+        on_loading_thread &= std::this_thread::get_id() == loading;
+      };
+      const Trace t = load_trace(path, options);
+      expect_same_trace(t, one, cores);
+      EXPECT_TRUE(on_loading_thread) << cores;
+      ASSERT_FALSE(seen.empty());
+      EXPECT_TRUE(seen.back().done);
+      EXPECT_EQ(seen.back().bytes, t.input_bytes) << cores;
+      for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].bytes, seen[i - 1].bytes) << cores;
+    }
+  }
+}
+
+// Errors from the parsers (a bad event), from the framer (broken JSON between events, a file cut
+// short) and from the builder (a time out of order with the events before) arrive in file order
+// whichever thread meets them first.
+TEST(FramerThread, EveryPlanFailsOnTheSameEventWithTheSameMessage) {
+  testing::TempDir dir;
+  const std::string good = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2},)";
+  auto events = [&](int n, int bad_at, const std::string& bad) {
+    std::string json = R"({"traceEvents": [)";
+    for (int i = 0; i < n; ++i) json += i == bad_at ? bad : good;
+    return json;
+  };
+  struct Case {
+    std::string name, json;
+  };
+  std::vector<Case> cases = {
+      {"bad event, then broken JSON", events(30000, 9000, R"({"ph": "X", "ts": "soon", "dur": 2},)") + "{\"ph\" \"X\"}]}"},
+      {"broken JSON between events", events(30000, -1, "") + "{\"ph\": \"X\"} {]}"},
+      {"cut short", events(30000, -1, "") + R"({"ph": "X", "ts": 1)"},
+      {"bad event in the last batch", events(30000, 29990, R"({"ph": "X", "ts": 1, "dur": [2]},)") + "{}]}"},
+      {"no ph", events(20000, 15000, R"({"ts": 1, "dur": 2},)") + "{}]}"},
+      // Found by the builder: 2^62 ns from the events before it (each event alone is in range).
+      {"too far apart", events(20000, 11000, R"({"ph": "X", "ts": -4611686018427387, "dur": 1},)") + "{}]}"},
+      {"a value too large", events(20000, 12000, R"({"ph": "X", "ts": 1, "dur": 2, "args": {"x": ")" + std::string(3u << 20, 'x') + R"("}},)") + "{}]}"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir.write("bad.json", c.json);
+    const LoadOptions limit{.max_value_bytes = size_t{2} << 20};
+    std::string first_what;
+    uint64_t first_offset = 0;
+    for (unsigned cores : kPlans) {
+      for (int run = 0; run < 5; ++run) {
+        try {
+          load_trace(path, with_cores(cores, limit));
+          ADD_FAILURE() << c.name << ": loaded";
+        } catch (const LoadError& e) {
+          if (first_what.empty()) {
+            first_what = e.what();
+            first_offset = e.byte_offset();
+          }
+          EXPECT_EQ(e.what(), first_what) << c.name << ", " << cores << " cores";
+          EXPECT_EQ(e.byte_offset(), first_offset) << c.name << ", " << cores << " cores";
+        }
+      }
+    }
+  }
+  // --allow-truncated: the same complete events, the same cut.
+  const std::string cut = dir.write("cut.json", events(30000, -1, "") + R"({"ph": "X", "ts": 1)");
+  const LoadOptions allow{.allow_truncated = true};
+  const Trace one = load_trace(cut, with_cores(1, allow));
+  EXPECT_TRUE(one.truncated);
+  for (unsigned cores : kPlans) expect_same_trace(load_trace(cut, with_cores(cores, allow)), one, cores);
+}
+
 }  // namespace
 }  // namespace whyslow

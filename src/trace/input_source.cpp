@@ -110,7 +110,7 @@ InputSource::~InputSource() = default;
 uint64_t InputSource::file_size() const { return mapped_ ? mapped_->size() : prefetch_->file->size(); }
 
 uint64_t InputSource::file_bytes_read() const {
-  if (mapped_) return mapped_done_;
+  if (mapped_) return mapped_done_.load(std::memory_order_relaxed);
   std::lock_guard lock(prefetch_->m);
   return prefetch_->file_read;
 }
@@ -124,14 +124,15 @@ double InputSource::produce_seconds() const {
 void InputSource::done_before(uint64_t offset) {
   if (!mapped_) return;
   mapped_->release_before(offset);
-  mapped_done_ = offset;
+  mapped_done_.store(offset, std::memory_order_relaxed);
 }
 
 size_t InputSource::read(char* dst, size_t n) {
   if (mapped_) {  // a copy out of the mapping; the pages behind it are released as it goes
-    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, mapped_->size() - mapped_done_));
-    std::memcpy(dst, mapped_->data() + mapped_done_, take);
-    done_before(mapped_done_ + take);
+    const uint64_t at = mapped_done_.load(std::memory_order_relaxed);
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, mapped_->size() - at));
+    std::memcpy(dst, mapped_->data() + at, take);
+    done_before(at + take);
     return take;
   }
   Prefetch& p = *prefetch_;

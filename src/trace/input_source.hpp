@@ -6,6 +6,7 @@
 // the file.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -47,7 +48,7 @@ class InputSource {
   struct Prefetch;
   bool compressed_ = false;
   std::unique_ptr<MappedFile> mapped_;
-  uint64_t mapped_done_ = 0;
+  std::atomic<uint64_t> mapped_done_{0};  // read by file_bytes_read() on another thread (progress)
   double wait_seconds_ = 0;
   std::unique_ptr<Prefetch> prefetch_;
 };

@@ -3,15 +3,18 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "common/terminal_text.hpp"
+#include "common/usable_cores.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
 #include "trace/json_string.hpp"
@@ -67,7 +70,11 @@ struct StopAtTruncation {};
 class Reader {
  public:
   Reader(const std::string& path, const LoadOptions& options)
-      : path_(printable(path)), options_(options), source_(path), builder_(path), parser_(builder_, path) {
+      : path_(printable(path)),
+        options_(options),
+        source_(path),
+        builder_(path),
+        parser_(builder_, path, plan_load_threads(options.cores ? options.cores : usable_cores())) {
     if (MappedFile* file = source_.mapped()) {  // the whole file is in place: nothing to fill
       data_ = file->data();
       cap_ = len_ = file->size();
@@ -89,23 +96,59 @@ class Reader {
         }
       }
     } done{*this};
-    try {
-      parse_document();
-    } catch (const StopAtTruncation&) {
-      Trace& t = builder_.trace();
-      t.truncated = true;
+    bool truncation = false;
+    double framer_seconds = 0;
+    if (!parser_.framer_thread()) {
+      try {
+        parse_document();
+      } catch (const StopAtTruncation&) {
+        truncation = true;
+      }
+    } else {
+      // The framer on a thread of its own, this thread building behind it. The framer's error
+      // (a syntax error, a truncation) waits until the batches before it are built: an error
+      // in one of them is the load's, as on one thread.
+      std::exception_ptr framer_error;
+      std::thread framer([&] {
+        const auto f0 = Clock::now();
+        try {
+          parse_document();
+        } catch (const StopAtTruncation&) {
+          truncation = true;
+        } catch (const ParsePipeline::Cancelled&) {  // the builder failed: its error is the load's
+        } catch (...) {
+          framer_error = std::current_exception();
+        }
+        framer_seconds = seconds(Clock::now() - f0);
+        parser_.end_of_input();
+      });
+      try {
+        while (parser_.build_next()) report_progress(false);
+      } catch (...) {
+        parser_.cancel();
+        framer.join();
+        throw;
+      }
+      framer.join();
+      if (framer_error) std::rethrow_exception(framer_error);
     }
+    publish_progress();
     Trace& t = builder_.trace();
+    t.truncated = truncation;
     t.input_bytes = base_ + len_;
     t.replaced_control_chars = parser_.replaced_control_chars() + replaced_control_chars_;
     LoadTimes& times = t.load_times;
     (source_.compressed() ? times.inflate : times.read) = source_.produce_seconds();
     times.wait = source_.wait_seconds();
     times.parse = parser_.parse_seconds();
-    // On this thread: framing, waiting for input, parsing when the parser threads are behind,
-    // building, and waiting for a parser thread to finish the next batch to build.
-    times.frame = seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait -
-                  parser_.caller_parse_seconds();
+    // The framer's thread (this one, or its own) less its waits: on this thread, framing,
+    // waiting for input, parsing when the parser threads are behind, building, and waiting for a
+    // parser thread to finish the next batch to build; on a thread of its own, framing, waiting
+    // for input and waiting for the builder to free a slot.
+    times.frame = parser_.framer_thread()
+                      ? framer_seconds - times.wait - parser_.slot_wait_seconds()
+                      : seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait -
+                            parser_.caller_parse_seconds();
     const auto t1 = Clock::now();
     // The batches, their parsers and the read buffer are done with: freed before finish()
     // builds its tables, whose peak is the load's.
@@ -377,22 +420,30 @@ class Reader {
     }
   }
 
-  // Hands the framed events to the parser thread.
+  // Hands the framed events to the parser threads.
   void submit() {
     if (spans_.empty()) return;
-    parser_.submit(data_, spans_, base_, events_parsed_);  // copies the events
+    uint64_t expected = 0;  // handed to the builder with the batch: this may be the framer's thread
+    if (!reserved_ && base_ + pos_ >= kEstimateAfterBytes) {
+      reserved_ = true;
+      expected = expected_events(events_parsed_ + spans_.size());
+    }
+    parser_.submit(data_, spans_, base_, events_parsed_, expected);  // copies the events
     events_parsed_ += spans_.size();
     spans_.clear();
     source_.done_before(base_ + pos_);
-    if (!reserved_ && base_ + pos_ >= kEstimateAfterBytes) {
-      reserved_ = true;
-      builder_.reserve(expected_events());
-    }
-    report_progress(false);
+    publish_progress();
+    if (!parser_.framer_thread()) report_progress(false);  // else the builder reports, on the loading thread
   }
 
-  // The events the whole file will hold, from those framed so far (see kEstimateAfterBytes).
-  uint64_t expected_events() const {
+  // The framer's position, for report_progress() on the loading thread.
+  void publish_progress() {
+    framed_bytes_.store(base_ + pos_, std::memory_order_relaxed);
+    framed_events_.store(events_parsed_, std::memory_order_relaxed);
+  }
+
+  // The events the whole file will hold, from the `framed` so far (see kEstimateAfterBytes).
+  uint64_t expected_events(uint64_t framed_events) const {
     const double framed = static_cast<double>(base_ + pos_);
     double total = static_cast<double>(source_.file_size());
     if (source_.compressed()) {
@@ -400,19 +451,20 @@ class Reader {
       if (compressed <= 0) return 0;
       total *= framed / compressed;
     }
-    const double expected = static_cast<double>(events_parsed_) * (total / framed) * kReserveMargin;
+    const double expected = static_cast<double>(framed_events) * (total / framed) * kReserveMargin;
     return static_cast<uint64_t>(std::min(expected, static_cast<double>(kNoEvent)));
   }
 
   void report_progress(bool done) {
     if (!options_.progress) return;
-    options_.progress({base_ + pos_, source_.file_bytes_read(), source_.file_size(), events_parsed_, done});
+    options_.progress({framed_bytes_.load(std::memory_order_relaxed), source_.file_bytes_read(), source_.file_size(),
+                       framed_events_.load(std::memory_order_relaxed), done});
   }
   // ... and waits until they and all before them are in the trace: before an error, so that an
   // earlier event's error wins, and at the end of the events.
   void flush() {
     submit();
-    parser_.drain();
+    if (!parser_.framer_thread()) parser_.drain();  // else the builder builds them, then the error
   }
 
   // The top-level key whose string runs from pos_ to key_end, unescaped; JSON that is not valid
@@ -537,6 +589,7 @@ class Reader {
   bool eof_ = false;
   uint64_t events_parsed_ = 0;
   bool reserved_ = false;  // the columns were reserved for expected_events()
+  std::atomic<uint64_t> framed_bytes_{0}, framed_events_{0};  // publish_progress()
   std::vector<EventSpan> spans_;
   uint64_t replaced_control_chars_ = 0;  // in top-level values; the parser counts the events'
   bool in_events_ = false;  // inside the traceEvents array: the value at pos_ is an event

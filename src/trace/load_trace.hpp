@@ -34,12 +34,16 @@ struct LoadOptions {
   // Called on the loading thread about once per MiB of JSON, and once with done = true at the
   // end; empty: no calls.
   std::function<void(const LoadProgress&)> progress = nullptr;
+  // The cores the load plans its threads for; 0: those this process may run on (its CPU
+  // affinity). From four on, framing gets a thread of its own (parse_pipeline.hpp).
+  unsigned cores = 0;
 };
 
 // Throws LoadError (file, byte offset, what was expected) on unreadable or malformed input,
 // and LoadError::Kind::Truncated on a file that ends mid-trace unless allow_truncated.
 // Thread-safe: loads of different files (or the same file) may run on several threads at once;
-// each load also runs two helper threads of its own (read/inflate, parse).
+// each load also runs helper threads of its own (read/inflate, parse, and on four cores or more
+// framing), sized by LoadOptions::cores.
 Trace load_trace(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace whyslow

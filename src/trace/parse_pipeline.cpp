@@ -8,23 +8,30 @@
 #include <thread>
 
 #include "common/terminal_text.hpp"
-#include "common/usable_cores.hpp"
 #include "trace/load_error.hpp"
 #include "trace/time_range.hpp"
 
 namespace whyslow {
 namespace {
 
-// Parser threads besides the calling thread, which parses too whenever the batch it must build
-// next is not parsed yet: on two cores one parser thread and the caller share the parsing (the
-// caller also frames and builds), on more cores more threads parse. Parsing a batch costs about
-// what framing and building it cost on the calling thread, so beyond three parser threads the
-// extra ones would wait on that one thread.
-constexpr size_t kMaxParserThreads = 3;
-size_t parser_threads() {
-  const unsigned cores = usable_cores();
-  return std::clamp<size_t>(cores > 1 ? cores - 1 : 1, 1, kMaxParserThreads);
+// With three parsers or fewer, one thread frames and builds (and parses when it would wait):
+// parsing a batch costs about what framing and building it cost together, so on two cores one
+// parser thread and that thread share the work. From four cores on, framing and building on
+// one thread would hold back the parsers (framing ~0.2 s and building ~0.2 s per 540 MB, parsing
+// ~0.8 s spread): the framer gets a thread, the loader's thread builds, the rest parse.
+constexpr unsigned kMinCoresForFramerThread = 4;
+// Parser threads at most: the framer and the builder each take ~0.2 s per 540 MB, so past about
+// six parsers (parsing ~0.8 s of CPU / 6 ≈ 0.13 s) more would wait on them.
+constexpr size_t kMaxParserThreads = 6;
+
+}  // namespace
+
+LoadThreads plan_load_threads(unsigned cores) {
+  if (cores >= kMinCoresForFramerThread) return {true, std::min<size_t>(cores - 2, kMaxParserThreads)};
+  return {false, cores > 1 ? size_t{cores} - 1 : 1};
 }
+
+namespace {
 
 // Batches in flight per parsing thread: one being parsed and one parsed, waiting to be built.
 // More would only hold more memory: each holds ~256 KiB of JSON plus simdjson's index of it.
@@ -39,10 +46,9 @@ enum class SlotState { Free, Queued, Parsing, Parsed };
 // threads (and the caller) claim queued batches in order, so the oldest queued batch is always
 // the next one claimed.
 struct ParsePipeline::Shared {
-  explicit Shared(std::string p)
-      : path(std::move(p)), slots((parser_threads() + 1) * kSlotsPerParser), state(slots.size()) {
-    const size_t n = parser_threads();
-    for (size_t i = 0; i < n; ++i) threads.emplace_back([this] { parse_all(); });
+  Shared(std::string p, size_t parsers)
+      : path(std::move(p)), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
+    for (size_t i = 0; i < parsers; ++i) threads.emplace_back([this] { parse_all(); });
   }
   ~Shared() {
     {
@@ -90,19 +96,34 @@ struct ParsePipeline::Shared {
   std::mutex m;
   std::condition_variable cv;
   bool stop = false;
+  bool input_ended = false;  // with a framer thread: end_of_input() came
+  bool cancelled = false;    // with a framer thread: the builder gave up
   std::vector<std::thread> threads;
 };
 
-ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path)
-    : builder_(builder), path_(printable(path)), shared_(std::make_unique<Shared>(path_)) {}
+ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads)
+    : builder_(builder),
+      path_(printable(path)),
+      framer_thread_(threads.framer_thread),
+      shared_(std::make_unique<Shared>(path_, threads.parsers)) {}
 
 ParsePipeline::~ParsePipeline() = default;
 
 void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans, uint64_t buf_file_offset,
-                           uint64_t first_index) {
+                           uint64_t first_index, uint64_t expected_events) {
   if (spans.empty()) return;
-  if (submitted_ - built_ == shared_->slots.size()) build_oldest();
   const size_t k = submitted_ % shared_->slots.size();
+  if (!framer_thread_) {
+    if (submitted_ - built_ == shared_->slots.size()) build_oldest();
+  } else {  // the builder frees slots; wait for this one
+    std::unique_lock lock(shared_->m);
+    if (shared_->state[k] != SlotState::Free || shared_->cancelled) {
+      const auto t0 = std::chrono::steady_clock::now();
+      shared_->cv.wait(lock, [&] { return shared_->state[k] == SlotState::Free || shared_->cancelled; });
+      slot_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    if (shared_->cancelled) throw Cancelled{};
+  }
   ParsedBatch& b = shared_->slots[k];
   // bytes[0] is left for the '[' the parser writes; the ']' goes after the last event.
   const size_t first = spans.front().begin, len = spans.back().end - first;
@@ -116,12 +137,15 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
   for (size_t i = 0; i < spans.size(); ++i) b.spans[i] = {spans[i].begin - first + 1, spans[i].end - first + 1};
   b.bytes_file_offset = buf_file_offset + first - 1;
   b.first_index = first_index;
+  b.expected_events = expected_events;
   {
     std::lock_guard lock(shared_->m);
     shared_->state[k] = SlotState::Queued;
     ++shared_->queued;
   }
-  shared_->cv.notify_one();
+  // notify_all: with a framer thread the builder may wait on the same condition as the parsers.
+  if (framer_thread_) shared_->cv.notify_all();
+  else shared_->cv.notify_one();
   ++submitted_;
 }
 
@@ -129,6 +153,32 @@ void ParsePipeline::close() { shared_.reset(); }
 
 void ParsePipeline::drain() {
   while (built_ < submitted_) build_oldest();
+}
+
+void ParsePipeline::end_of_input() {
+  {
+    std::lock_guard lock(shared_->m);
+    shared_->input_ended = true;
+  }
+  shared_->cv.notify_all();
+}
+
+bool ParsePipeline::build_next() {
+  {
+    std::unique_lock lock(shared_->m);
+    shared_->cv.wait(lock, [&] { return shared_->queued > built_ || shared_->input_ended; });
+    if (shared_->queued == built_) return false;  // input ended, everything built
+  }
+  build_oldest();
+  return true;
+}
+
+void ParsePipeline::cancel() {
+  {
+    std::lock_guard lock(shared_->m);
+    shared_->cancelled = true;
+  }
+  shared_->cv.notify_all();
 }
 
 void ParsePipeline::build_oldest() {
@@ -155,8 +205,11 @@ void ParsePipeline::build_oldest() {
     Shared& s; size_t k; ParsePipeline& p; std::chrono::steady_clock::time_point t0;
     ~Release() {
       p.build_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::lock_guard lock(s.m);
-      s.state[k] = SlotState::Free;
+      {
+        std::lock_guard lock(s.m);
+        s.state[k] = SlotState::Free;
+      }
+      if (p.framer_thread_) s.cv.notify_all();  // the framer may wait for this slot
     }
   } release{s, k, *this, t0};
   build(b);
@@ -166,6 +219,7 @@ void ParsePipeline::build_oldest() {
 // (so names get the ids a one-thread load gives them), checks the times that depend on the
 // events before, and throws the batch's parse error after the events that precede it.
 void ParsePipeline::build(ParsedBatch& b) {
+  if (b.expected_events) builder_.reserve(b.expected_events);
   replaced_control_chars_ += b.replaced_control_chars;
   StringPool& names = builder_.names();
   ids_.resize(b.strings.distinct.size());

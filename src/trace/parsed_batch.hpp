@@ -65,6 +65,7 @@ struct ParsedBatch {
   std::vector<EventSpan> spans;  // in `bytes`
   uint64_t bytes_file_offset = 0;  // position of bytes[0] in the input
   uint64_t first_index = 0;        // number of the batch's first event in traceEvents
+  uint64_t expected_events = 0;    // the framer's estimate for TraceBuilder::reserve (0: none)
 
   simdjson::ondemand::parser parser;  // owns the string buffer texts point into
   std::vector<BatchEvent> events;     // the events parsed before `error`, in order
