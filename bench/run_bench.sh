@@ -16,8 +16,9 @@
 # 4. prints two markdown tables: throughput and memory against json.load, and where whyslow's
 #    time goes, stage by stage.
 #
-# whyslow uses every core it is given (reading or inflating, parsing, and framing + building run
-# on three threads); to measure it on two cores of a bigger machine: taskset -c 0,1 bench/run_bench.sh
+# whyslow plans its threads for the cores its CPU affinity gives it (inflating, parsing, framing
+# and building, then the analyses); to measure it on two cores of a bigger machine:
+# taskset -c 0,1 bench/run_bench.sh
 #
 # MB = 10^6 bytes of uncompressed JSON (what the parser reads; for .gz files the on-disk size is
 # smaller). Speeds exclude process start-up: whyslow_bench times run_pipeline(), the Python
@@ -167,12 +168,14 @@ print("MB/s columns use wall-clock time; the last column uses CPU time (user + s
 
 if any(r["w"]["stages"] for r in rows):
     print()
-    print("Where whyslow's time goes (seconds). read / inflate run on a thread of their own; parse "
-          "is the CPU time of parsing summed over the threads that parse (a parser thread per core "
-          "but one, and the calling thread whenever the batch it must build next is not parsed "
-          "yet); frame (framing, copying batches, handing them over), wait (for input) and build "
-          "(strings, columns, then nesting and linking on two threads) are the calling thread's. "
-          "load = the loader's wall-clock time; analyze, explain and render follow it.")
+    print("Where whyslow's time goes (seconds). A plain file is mapped, so reading it is page "
+          "faults inside frame (read is 0); inflate (gzip) and read (a pipe) run on a thread of their "
+          "own. parse is the CPU time of parsing summed over the threads that parse (a parser thread "
+          "per core but one, and the calling thread whenever the batch it must build next is not "
+          "parsed yet); frame (framing, copying batches, handing them over), wait (for input) and "
+          "build (strings, columns, then nesting and linking on two threads) are the calling "
+          "thread's (from four cores on, frame and wait are a framer thread's). load = the loader's "
+          "wall-clock time; analyze (its passes on up to two threads here), explain and render follow it.")
     print()
     print("| file | total s | read | inflate | parse | frame | wait | build | load | analyze | explain | render |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
