@@ -22,7 +22,8 @@ int32_t rank_of(const Trace& trace);
 // patterns (`*`, `?`, `[`) expanded. Throws LoadError (Io) naming an argument that matches nothing.
 std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args);
 
-// Loads every path (threads = min(files, hardware threads, max_threads)) and calls
+// Loads every path (threads = min(files, usable cores, max_threads), each load planning its own
+// threads for its share of the cores) and calls
 // `each(index, trace)` on the loading thread; `each` must be safe to call concurrently for
 // different indices. The first error (a LoadError naming its file) is rethrown after every
 // thread has stopped.
