@@ -13,7 +13,7 @@
 namespace whyslow {
 namespace {
 
-// compiled_cold.json.gz: 3.8 MB of JSON, about fifteen of the loader's 256 KiB batches.
+// compiled_cold.json.gz: 3.8 MB of JSON, about thirty of the loader's 128 KiB batches.
 const std::string kTrace = testing::fixture("compiled_cold.json.gz");
 
 TEST(LoadProgress, GrowsAndEndsOnceWithTheWholeInput) {
@@ -75,8 +75,8 @@ TEST(LoadThreads, TheFirstBadEventIsReportedWhicheverThreadParsedIt) {
   std::string json = R"({"traceEvents": [)";
   const std::string good = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2},)";
   size_t first_bad = 0;
-  for (int i = 0; i < 40000; ++i) {  // ~3.8 MB: about fifteen batches
-    if (i == 9000) {  // in the third or fourth batch
+  for (int i = 0; i < 40000; ++i) {  // ~3.8 MB: about thirty batches
+    if (i == 9000) {  // in the seventh or eighth batch
       first_bad = json.size();
       json += R"({"ph": "X", "ts": "soon", "dur": 2},)";
     } else if (i == 30000) {

@@ -16,8 +16,8 @@
 namespace whyslow {
 namespace {
 
-// Read-ahead: four chunks of 256 KiB, as much as a batch of events (load_trace.cpp): the
-// reader thread keeps a batch's worth ahead of the framer; 1 MiB per file in flight.
+// Read-ahead: four chunks of 256 KiB, two batches of events (load_trace.cpp): the
+// reader thread keeps a couple of batches ahead of the framer; 1 MiB per file in flight.
 constexpr size_t kChunkBytes = size_t{256} << 10;
 constexpr size_t kChunks = 4;
 

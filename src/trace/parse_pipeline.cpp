@@ -34,7 +34,7 @@ LoadThreads plan_load_threads(unsigned cores) {
 namespace {
 
 // Batches in flight per parsing thread: one being parsed and one parsed, waiting to be built.
-// More would only hold more memory: each holds ~256 KiB of JSON plus simdjson's index of it.
+// More would only hold more memory: each holds ~128 KiB of JSON plus simdjson's index of it.
 constexpr size_t kSlotsPerParser = 2;
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
