@@ -20,6 +20,7 @@ uint32_t BatchStrings::add(std::string_view s) {
   distinct.push_back(s);
   hashes.push_back(h);
   table_[i] = id;
+  used_.push_back(static_cast<uint32_t>(i));
   if (distinct.size() * 2 > table_.size()) grow();
   return id;
 }
@@ -27,16 +28,21 @@ uint32_t BatchStrings::add(std::string_view s) {
 void BatchStrings::clear() {
   distinct.clear();
   hashes.clear();
-  std::fill(table_.begin(), table_.end(), kAbsentText);
+  // Only the slots this batch filled: the table keeps the size of the largest batch's strings,
+  // and clearing all of it for every batch cost more than filling it.
+  for (const uint32_t slot : used_) table_[slot] = kAbsentText;
+  used_.clear();
 }
 
 void BatchStrings::grow() {
   std::vector<uint32_t> bigger(table_.size() * 2, kAbsentText);
   const size_t mask = bigger.size() - 1;
+  used_.clear();
   for (uint32_t id = 0; id < distinct.size(); ++id) {
     size_t i = hashes[id] & mask;
     while (bigger[i] != kAbsentText) i = (i + 1) & mask;
     bigger[i] = id;
+    used_.push_back(static_cast<uint32_t>(i));
   }
   table_.swap(bigger);
 }

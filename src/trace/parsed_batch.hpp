@@ -49,6 +49,7 @@ class BatchStrings {
  private:
   void grow();
   std::vector<uint32_t> table_ = std::vector<uint32_t>(1024, kAbsentText);  // open addressing
+  std::vector<uint32_t> used_;  // the slots of table_ in use, for clear()
 };
 
 struct BatchEvent {
