@@ -268,7 +268,8 @@ class Reader {
     throw LoadError(LoadError::Kind::Truncated, msg, end);
   }
 
-  // A mapped file never refills, so nothing else bounds the value at pos_ ending at `end`.
+  // The limit on one value (the one at pos_, ending at `end`): a buffered read meets it when
+  // the value outgrows the buffer (fill()), but a mapped file is never refilled.
   size_t within_limit(size_t end) {
     if (end - pos_ > options_.max_value_bytes) too_large();
     return end;
