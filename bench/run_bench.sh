@@ -168,9 +168,8 @@ print("MB/s columns use wall-clock time; the last column uses CPU time (user + s
 
 if any(r["w"]["stages"] for r in rows):
     print()
-    print("Where whyslow's time goes (seconds). A plain file is mapped, so reading it is page "
-          "faults inside frame (read is 0); inflate (gzip) and read (a pipe) run on a thread of their "
-          "own. parse is the CPU time of parsing summed over the threads that parse (a parser thread "
+    print("Where whyslow's time goes (seconds). read: a plain file's read() calls, on the framer's "
+          "thread; inflate (gzip, and read for a pipe) runs on a thread of its own. parse is the CPU time of parsing summed over the threads that parse (a parser thread "
           "per core but one, and the calling thread whenever the batch it must build next is not "
           "parsed yet); frame (framing, copying batches, handing them over), wait (for input) and "
           "build (strings, columns, then nesting and linking on two threads) are the calling "

@@ -728,7 +728,7 @@ TEST(LoaderLarge, FortyMegabytesAcrossBufferAndBatchBoundaries) {
   const Trace t = load_trace(path);
   expect_synthetic(t, s);
   EXPECT_EQ(t.input_bytes, text.size());
-  // Streamed through the read buffer instead of mapped: the same trace.
+  // Through the reader thread instead (a pipe): the same trace.
   const Trace streamed = load_through_pipe(dir, path, [](const std::string& p) { return load_trace(p); });
   expect_synthetic(streamed, s);
   EXPECT_EQ(streamed.input_bytes, text.size());
@@ -742,8 +742,8 @@ TEST(LoaderLarge, FortyMegabytesAcrossBufferAndBatchBoundaries) {
 }
 
 // The first 16 MiB boundary at every byte of one event: inside escapes, on quotes and
-// brackets, on its closing brace, on the comma after it. Through a pipe: a regular file is
-// mapped, and only a stream goes through the read buffer.
+// brackets, on its closing brace, on the comma after it. Through a pipe, so the bytes come from
+// the reader thread's chunks (a regular file is read on the loading thread: the same boundaries).
 TEST(LoaderLarge, ReadBufferBoundaryAtEveryByteOfAnEvent) {
   const std::string tricky =
       R"({"ph": "X", "cat": "cpu_op", "name": "q\"}\\{", "pid": 1, "tid": 2, "ts": 12.345, "dur": 6.789, "args": {"s": "\\\"]", "t": [{"u": "\\"}]}})";
@@ -820,10 +820,9 @@ TEST(LoaderLarge, EventLargerThanTheReadBuffer) {
   }
 }
 
-// A plain file is read in place (mapped privately): what the loader blanks stays out of the
-// file, and a value ending at the file's last byte, on a page boundary, is parsed with the
-// padding simdjson needs after it.
-TEST(LoaderLarge, AMappedFileIsNeverWrittenAndItsLastValueEndsAtAPageBoundary) {
+// What the loader blanks stays out of the file, and a top-level value ending at the file's last
+// byte is parsed with the padding simdjson needs after it.
+TEST(LoaderLarge, TheFileIsNeverWrittenAndItsLastValueEndsTheFile) {
   TempDir dir;
   const std::string events = trace_json(
       {"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\tb\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}"},
@@ -843,8 +842,9 @@ TEST(LoaderLarge, AMappedFileIsNeverWrittenAndItsLastValueEndsAtAPageBoundary) {
   EXPECT_EQ(testing::read_file(path), text);  // the raw tab and newline are still in the file
 }
 
-// A value over --max-value-size is refused in a mapped file too, though nothing is copied.
-TEST(LoaderLarge, AnEventOverTheLimitIsRefusedInAMappedFile) {
+// A value over --max-value-size is refused from a file and from a pipe, larger than the read
+// buffer or not.
+TEST(LoaderLarge, AnEventOverTheLimitIsRefusedWhereverItComesFrom) {
   TempDir dir;
   const std::string big(3u << 20, 'w');
   const std::string text = trace_json({
@@ -864,6 +864,44 @@ TEST(LoaderLarge, AnEventOverTheLimitIsRefusedInAMappedFile) {
       EXPECT_EQ(e.kind(), LoadError::Kind::TooLarge) << e.what();
       EXPECT_EQ(e.byte_offset(), text.find(R"({"ph": "X", "cat": "cpu_op", "name": "ww)")) << e.what();
       EXPECT_NE(std::string(e.what()).find("event #1"), std::string::npos) << e.what();
+    }
+  }
+  // 300 KiB against a 256 KiB limit: it fits the read buffer, and is refused all the same.
+  const std::string mid = trace_json({R"({"ph": "X", "name": ")" + std::string(300u << 10, 'm') + R"(", "ts": 2, "dur": 1})"});
+  try {
+    load_trace(dir.write("mid.json", mid), LoadOptions{.max_value_bytes = size_t{256} << 10});
+    ADD_FAILURE() << "loaded";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.kind(), LoadError::Kind::TooLarge) << e.what();
+  }
+}
+
+// A file cut short or rewritten while it loads (a profiler exporting to the same name again) is
+// a load error naming the cut, never a crash: a memory-mapped read would die of SIGBUS there.
+TEST(LoaderLarge, AFileTruncatedWhileItLoadsIsAnErrorNotACrash) {
+  TempDir dir;
+  std::string json = R"({"traceEvents": [)";
+  const std::string event = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2},)";
+  while (json.size() < (24u << 20)) json += event;
+  json.back() = ']';
+  json += "}";
+  for (const unsigned cores : {1u, 8u}) {
+    const std::string path = dir.write("shrinking.json", json);
+    LoadOptions options;
+    options.cores = cores;
+    bool cut = false;
+    options.progress = [&](const LoadProgress& p) {
+      if (!cut && p.bytes > (4u << 20)) {
+        cut = true;
+        std::filesystem::resize_file(path, 1u << 20);
+      }
+    };
+    try {
+      load_trace(path, options);
+      ADD_FAILURE() << "loaded a file cut to 1 MiB mid-load, " << cores << " cores";
+    } catch (const LoadError& e) {
+      EXPECT_TRUE(cut) << cores;
+      EXPECT_EQ(e.kind(), LoadError::Kind::Truncated) << e.what();
     }
   }
 }

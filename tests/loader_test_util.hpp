@@ -79,8 +79,8 @@ class TempDir {
 };
 
 // Loads `path` through a named pipe that a thread fills with the file's bytes: the loader then
-// streams it through its read buffer (as for `whyslow explain <(zcat t.json.gz)`), where a
-// regular file is mapped and read in place. Both ways must load the same trace.
+// reads it ahead on its reader thread (as for `whyslow explain <(zcat t.json.gz)`), where a
+// regular file is read on the loading thread. Both ways must load the same trace.
 template <typename Load>
 auto load_through_pipe(const TempDir& dir, const std::string& path, Load load) {
   static std::atomic<int> counter{0};

@@ -10,7 +10,6 @@
 
 #include "common/terminal_text.hpp"
 #include "trace/gzip_stream.hpp"
-#include "trace/mapped_file.hpp"
 #include "trace/raw_file.hpp"
 
 namespace whyslow {
@@ -100,40 +99,36 @@ struct InputSource::Prefetch {
 InputSource::InputSource(const std::string& path) {
   auto file = std::make_unique<RawFile>(path, printable(path));
   compressed_ = starts_with_gzip_magic(*file);
-  if (!compressed_) mapped_ = MappedFile::map(file->fd());
-  if (mapped_) return;  // the mapping keeps the file's pages; the descriptor can go
+  if (!compressed_ && file->is_regular()) {
+    direct_ = std::move(file);
+    return;
+  }
   prefetch_ = std::make_unique<Prefetch>(std::move(file), compressed_);
 }
 
 InputSource::~InputSource() = default;
 
-uint64_t InputSource::file_size() const { return mapped_ ? mapped_->size() : prefetch_->file->size(); }
+uint64_t InputSource::file_size() const { return direct_ ? direct_->size() : prefetch_->file->size(); }
 
 uint64_t InputSource::file_bytes_read() const {
-  if (mapped_) return mapped_done_.load(std::memory_order_relaxed);
+  if (direct_) return direct_bytes_read_.load(std::memory_order_relaxed);
   std::lock_guard lock(prefetch_->m);
   return prefetch_->file_read;
 }
 
 double InputSource::produce_seconds() const {
-  if (mapped_) return 0;
+  if (direct_) return direct_seconds_;
   std::lock_guard lock(prefetch_->m);
   return prefetch_->busy_seconds;
 }
 
-void InputSource::done_before(uint64_t offset) {
-  if (!mapped_) return;
-  mapped_->release_before(offset);
-  mapped_done_.store(offset, std::memory_order_relaxed);
-}
-
 size_t InputSource::read(char* dst, size_t n) {
-  if (mapped_) {  // a copy out of the mapping; the pages behind it are released as it goes
-    const uint64_t at = mapped_done_.load(std::memory_order_relaxed);
-    const size_t take = static_cast<size_t>(std::min<uint64_t>(n, mapped_->size() - at));
-    std::memcpy(dst, mapped_->data() + at, take);
-    done_before(at + take);
-    return take;
+  if (direct_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t got = direct_->read(dst, n);
+    direct_seconds_ += seconds_since(t0);
+    direct_bytes_read_.store(direct_->bytes_read(), std::memory_order_relaxed);
+    return got;
   }
   Prefetch& p = *prefetch_;
   size_t total = 0;

@@ -1,9 +1,11 @@
 // A trace file's bytes, plain or gzip (detected by its magic bytes, not its name), streamed into
-// a caller's buffer (read()). A plain regular file is mapped, and a caller may instead read it
-// in place (mapped()) and say what it is done with, so its pages leave memory. Any other file
-// is read and inflated ahead by a background thread into a few fixed chunks, so decompression
-// runs on the other core while the caller parses. Neither way holds memory in proportion to
-// the file.
+// a caller's buffer. A plain regular file is read straight into that buffer on the caller's
+// thread: one copy, out of the page cache. (Mapping it would save that copy, ~3 % of a load, but a
+// file truncated while mapped kills the process with SIGBUS — a profiler rewriting the trace
+// under the same name does that — and catching SIGBUS means a process-wide signal handler inside
+// a library that also runs in Python.) gzip, a pipe or a device is read — and inflated — ahead by
+// a background thread into a few fixed chunks, so decompression runs on another core while the
+// caller parses. Nothing here holds memory in proportion to the file.
 #pragma once
 
 #include <atomic>
@@ -12,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "trace/mapped_file.hpp"
+#include "trace/raw_file.hpp"
 
 namespace whyslow {
 
@@ -24,33 +26,29 @@ class InputSource {
   InputSource(const InputSource&) = delete;
   InputSource& operator=(const InputSource&) = delete;
 
-  // The whole file, when it is mapped (a caller reads it either in place or through read(),
-  // not both).
-  MappedFile* mapped() const { return mapped_.get(); }
-  // The caller no longer needs the bytes before `offset` (of a mapped file: they are released).
-  void done_before(uint64_t offset);
-
   // Fills up to n bytes, fewer only at the end; returns 0 at the end. Throws LoadError on a read
   // or gzip error, after handing out every byte that came before it.
   size_t read(char* dst, size_t n);
   bool compressed() const { return compressed_; }
-  // Seconds the background thread spent reading and inflating, and seconds read() waited for it
-  // (0 for a mapped file: its reading is page faults in the caller's own time).
+  // Seconds spent reading and inflating (for a plain file, in read() on the caller's thread:
+  // reads_on_caller_thread()), and seconds read() waited for the background thread.
   double produce_seconds() const;
+  bool reads_on_caller_thread() const { return direct_ != nullptr; }
   double wait_seconds() const { return wait_seconds_; }
   // The file's size on disk, and how much of it lies behind the bytes produced so far (for
-  // gzip, the compressed bytes decoded, not those merely read ahead; for a mapped file, what the
-  // caller is done with).
+  // gzip, the compressed bytes decoded, not those merely read ahead). Callable from another
+  // thread than read()'s (a progress display).
   uint64_t file_size() const;
   uint64_t file_bytes_read() const;
 
  private:
   struct Prefetch;
   bool compressed_ = false;
-  std::unique_ptr<MappedFile> mapped_;
-  std::atomic<uint64_t> mapped_done_{0};  // read by file_bytes_read() on another thread (progress)
   double wait_seconds_ = 0;
-  std::unique_ptr<Prefetch> prefetch_;
+  std::unique_ptr<RawFile> direct_;              // a plain regular file
+  std::atomic<uint64_t> direct_bytes_read_{0};   // direct_->bytes_read(), for file_bytes_read()
+  double direct_seconds_ = 0;
+  std::unique_ptr<Prefetch> prefetch_;           // anything else
 };
 
 }  // namespace whyslow

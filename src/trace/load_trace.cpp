@@ -78,14 +78,7 @@ class Reader {
         source_(path),
         builder_(path),
         parser_(builder_, path, plan_load_threads(options.cores ? options.cores : usable_cores())) {
-    if (MappedFile* file = source_.mapped()) {  // the whole file is in place: nothing to fill
-      data_ = file->data();
-      cap_ = len_ = file->size();
-      eof_ = true;
-      static_assert(MappedFile::kReadablePadding >= kPadding);
-    } else {
-      allocate(kReadBytes);
-    }
+    allocate(kReadBytes);
   }
 
   Trace run() {
@@ -148,9 +141,11 @@ class Reader {
     // waiting for input, parsing when the parser threads are behind, building, and waiting for a
     // parser thread to finish the next batch to build; on a thread of its own, framing, waiting
     // for input and waiting for the builder to free a slot.
+    // A plain file's reading happens on the framer's thread too, timed as `read`.
+    const double own_read = source_.reads_on_caller_thread() ? times.read : 0;
     times.frame = parser_.framer_thread()
-                      ? framer_seconds - times.wait - parser_.slot_wait_seconds()
-                      : seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait -
+                      ? framer_seconds - times.wait - own_read - parser_.slot_wait_seconds()
+                      : seconds(Clock::now() - t0) - parser_.build_seconds() - times.wait - own_read -
                             parser_.caller_parse_seconds();
     const auto t1 = Clock::now();
     // The batches, their parsers and the read buffer are done with: freed before finish()
@@ -165,8 +160,7 @@ class Reader {
 
  private:
   // ---- buffer ----
-  // For a file that is not mapped. simdjson's padding follows data_[cap_ - 1]: top-level values
-  // are parsed in place.
+  // simdjson's padding follows data_[cap_ - 1]: top-level values are parsed in place.
   void allocate(size_t cap) {
     auto mem = std::make_unique_for_overwrite<char[]>(cap + kPadding + 2);
     if (mem_) std::memcpy(mem.get() + 1, data_, len_);
@@ -268,8 +262,8 @@ class Reader {
     throw LoadError(LoadError::Kind::Truncated, msg, end);
   }
 
-  // The limit on one value (the one at pos_, ending at `end`): a buffered read meets it when
-  // the value outgrows the buffer (fill()), but a mapped file is never refilled.
+  // The limit on one value (the one at pos_, ending at `end`), also for a value that fits the
+  // read buffer (fill() meets the larger ones when the buffer would outgrow the limit).
   size_t within_limit(size_t end) {
     if (end - pos_ > options_.max_value_bytes) too_large();
     return end;
@@ -435,7 +429,6 @@ class Reader {
     parser_.submit(data_, spans_, base_, events_parsed_, expected);  // copies the events
     events_parsed_ += spans_.size();
     spans_.clear();
-    source_.done_before(base_ + pos_);
     publish_progress();
     if (!parser_.framer_thread()) report_progress(false);  // else the builder reports, on the loading thread
   }

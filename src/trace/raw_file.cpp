@@ -17,7 +17,10 @@ RawFile::RawFile(const std::string& path, std::string shown_path) : shown_path_(
     throw LoadError(LoadError::Kind::Io, shown_path_ + ": cannot open: " + std::strerror(errno), 0);
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   struct stat st{};
-  if (::fstat(fd_, &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+  if (::fstat(fd_, &st) == 0) {
+    size_ = static_cast<uint64_t>(st.st_size);
+    regular_ = S_ISREG(st.st_mode);
+  }
 }
 
 RawFile::~RawFile() {

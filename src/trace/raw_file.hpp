@@ -25,14 +25,15 @@ class RawFile {
   static constexpr size_t kPeekBytes = 2;
   uint64_t bytes_read() const { return read_; }
   uint64_t size() const { return size_; }
+  bool is_regular() const { return regular_; }  // not a pipe, socket or device
   const std::string& shown_path() const { return shown_path_; }
-  int fd() const { return fd_; }
 
  private:
   std::string shown_path_;
   int fd_ = -1;
   uint64_t read_ = 0;
   uint64_t size_ = 0;
+  bool regular_ = false;
   char peeked_[kPeekBytes];
   size_t peeked_len_ = 0, peeked_used_ = 0;  // bytes peek() took that read() has not handed out
 };
