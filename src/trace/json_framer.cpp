@@ -88,49 +88,42 @@ struct Block64 {
   uint64_t quote, backslash, open, close;
 };
 
-// '{' | 0x20 == '{' and '[' | 0x20 == '{': one compare after setting bit 5 finds both openers,
-// likewise '}' and ']'. No other byte maps onto them (x | 0x20 == 0x7b only for 0x5b and 0x7b).
+// The vector lanes classify() works in: two 32-byte lanes with AVX2 (the default build targets
+// Haswell: WHYSLOW_HASWELL), else four 16-byte SSE2 lanes (every x86-64).
 #if defined(__AVX2__)
-// Two 32-byte halves (the default build targets Haswell: WHYSLOW_HASWELL).
-inline uint64_t mask32(__m256i v, __m256i c) {
+using Lane = __m256i;
+constexpr int kLaneBytes = 32;
+inline Lane load_lane(const char* p) { return _mm256_loadu_si256(reinterpret_cast<const Lane*>(p)); }
+inline Lane splat(char c) { return _mm256_set1_epi8(c); }
+inline Lane lane_or(Lane a, Lane b) { return _mm256_or_si256(a, b); }
+inline uint64_t equal_bits(Lane v, Lane c) {
   return static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, c)));
 }
-inline Block64 classify(const char* p) {
-  const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
-  const __m256i bit5 = _mm256_set1_epi8(0x20), open = _mm256_set1_epi8('{'), close = _mm256_set1_epi8('}');
-  Block64 b{0, 0, 0, 0};
-  for (int k = 0; k < 2; ++k) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
-    const __m256i folded = _mm256_or_si256(v, bit5);
-    const int shift = 32 * k;
-    b.quote |= mask32(v, quote) << shift;
-    b.backslash |= mask32(v, backslash) << shift;
-    b.open |= mask32(folded, open) << shift;
-    b.close |= mask32(folded, close) << shift;
-  }
-  return b;
-}
 #else
-// Four 16-byte quarters (SSE2, every x86-64).
-inline uint64_t mask16(__m128i v, __m128i c) {
-  return static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)));
-}
+using Lane = __m128i;
+constexpr int kLaneBytes = 16;
+inline Lane load_lane(const char* p) { return _mm_loadu_si128(reinterpret_cast<const Lane*>(p)); }
+inline Lane splat(char c) { return _mm_set1_epi8(c); }
+inline Lane lane_or(Lane a, Lane b) { return _mm_or_si128(a, b); }
+inline uint64_t equal_bits(Lane v, Lane c) { return static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))); }
+#endif
+
+// '{' | 0x20 == '{' and '[' | 0x20 == '{': one compare after setting bit 5 finds both openers,
+// likewise '}' and ']'. No other byte maps onto them (x | 0x20 == 0x7b only for 0x5b and 0x7b).
 inline Block64 classify(const char* p) {
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  const __m128i bit5 = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+  const Lane quote = splat('"'), backslash = splat('\\'), bit5 = splat(0x20), open = splat('{'), close = splat('}');
   Block64 b{0, 0, 0, 0};
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    const __m128i folded = _mm_or_si128(v, bit5);
-    const int shift = 16 * k;
-    b.quote |= mask16(v, quote) << shift;
-    b.backslash |= mask16(v, backslash) << shift;
-    b.open |= mask16(folded, open) << shift;
-    b.close |= mask16(folded, close) << shift;
+  for (int k = 0; k < 64 / kLaneBytes; ++k) {
+    const Lane v = load_lane(p + kLaneBytes * k);
+    const Lane folded = lane_or(v, bit5);
+    const int shift = kLaneBytes * k;
+    b.quote |= equal_bits(v, quote) << shift;
+    b.backslash |= equal_bits(v, backslash) << shift;
+    b.open |= equal_bits(folded, open) << shift;
+    b.close |= equal_bits(folded, close) << shift;
   }
   return b;
 }
-#endif
 
 // Bit i of the result is the XOR of bits 0..i of x: with x the quotes, the bytes from an
 // opening quote up to (not including) its closing quote. A carry-less multiply by all ones is
