@@ -1,6 +1,7 @@
-// Whether two strings hold the same bytes, for the short strings a trace repeats millions of
-// times (names, categories, thread ids, shapes): compared inline, 16 bytes at a time and then
-// the tail with two overlapping loads, instead of a call into memcmp for each.
+// The short strings a trace repeats millions of times (names, categories, thread ids, shapes,
+// number text), handled inline instead of through memcmp and byte loops: up to 8 bytes read as
+// one word, and whether two strings hold the same bytes (16 bytes at a time, then the tail with
+// two overlapping word loads).
 #pragma once
 
 #include <emmintrin.h>
@@ -10,6 +11,13 @@
 #include <string_view>
 
 namespace whyslow {
+
+// The `bytes` (at most 8) at p as one little-endian word, the rest zero.
+inline uint64_t load_word(const char* p, size_t bytes) {
+  uint64_t w = 0;
+  std::memcpy(&w, p, bytes);
+  return w;
+}
 
 inline bool same_bytes(std::string_view a, std::string_view b) {
   size_t n = a.size();
@@ -22,13 +30,8 @@ inline bool same_bytes(std::string_view a, std::string_view b) {
     if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xffff) return false;
   }
   // The last 0-15 bytes: two loads that overlap where the tail is shorter than both.
-  const auto word = [](const char* s, size_t bytes) {
-    uint64_t w = 0;
-    std::memcpy(&w, s, bytes);
-    return w;
-  };
-  if (n >= 8) return word(p, 8) == word(q, 8) && word(p + n - 8, 8) == word(q + n - 8, 8);
-  if (n >= 4) return word(p, 4) == word(q, 4) && word(p + n - 4, 4) == word(q + n - 4, 4);
+  if (n >= 8) return load_word(p, 8) == load_word(q, 8) && load_word(p + n - 8, 8) == load_word(q + n - 8, 8);
+  if (n >= 4) return load_word(p, 4) == load_word(q, 4) && load_word(p + n - 4, 4) == load_word(q + n - 4, 4);
   for (; n > 0; ++p, ++q, --n)
     if (*p != *q) return false;
   return true;

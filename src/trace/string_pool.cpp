@@ -17,16 +17,11 @@ uint64_t hash_bytes(std::string_view s) {
     h ^= h >> 29;
   };
   mix(s.size());  // a word of its own: XORed into the first word, a length could cancel a byte
-  const auto word = [](const char* p, size_t bytes) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, bytes);
-    return w;
-  };
   const char* p = s.data();
   size_t n = s.size();
-  for (; n > 8; p += 8, n -= 8) mix(word(p, 8));
+  for (; n > 8; p += 8, n -= 8) mix(load_word(p, 8));
   if (n >= 4) {
-    mix((word(p, 4) << 32) | word(p + n - 4, 4));
+    mix((load_word(p, 4) << 32) | load_word(p + n - 4, 4));
   } else if (n > 0) {  // 1-3 bytes: the first, middle and last cover them all
     const auto byte = [](char c) { return static_cast<uint64_t>(static_cast<unsigned char>(c)); };
     mix((byte(p[0]) << 16) | (byte(p[n / 2]) << 8) | byte(p[n - 1]));
