@@ -111,7 +111,7 @@ InputSource::~InputSource() = default;
 uint64_t InputSource::file_size() const { return direct_ ? direct_->size() : prefetch_->file->size(); }
 
 uint64_t InputSource::file_bytes_read() const {
-  if (direct_) return direct_bytes_read_.load(std::memory_order_relaxed);
+  if (direct_) return direct_->bytes_read();
   std::lock_guard lock(prefetch_->m);
   return prefetch_->file_read;
 }
@@ -127,7 +127,6 @@ size_t InputSource::read(char* dst, size_t n) {
     const auto t0 = std::chrono::steady_clock::now();
     const size_t got = direct_->read(dst, n);
     direct_seconds_ += seconds_since(t0);
-    direct_bytes_read_.store(direct_->bytes_read(), std::memory_order_relaxed);
     return got;
   }
   Prefetch& p = *prefetch_;

@@ -8,7 +8,6 @@
 // caller parses. Nothing here holds memory in proportion to the file.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,10 +44,9 @@ class InputSource {
   struct Prefetch;
   bool compressed_ = false;
   double wait_seconds_ = 0;
-  std::unique_ptr<RawFile> direct_;              // a plain regular file
-  std::atomic<uint64_t> direct_bytes_read_{0};   // direct_->bytes_read(), for file_bytes_read()
-  double direct_seconds_ = 0;
-  std::unique_ptr<Prefetch> prefetch_;           // anything else
+  std::unique_ptr<RawFile> direct_;     // a plain regular file
+  double direct_seconds_ = 0;           // in direct_->read()
+  std::unique_ptr<Prefetch> prefetch_;  // anything else
 };
 
 }  // namespace whyslow

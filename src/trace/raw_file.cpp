@@ -35,12 +35,12 @@ size_t RawFile::read(char* dst, size_t n) {
     if (r < 0) {
       if (errno == EINTR) continue;
       throw LoadError(LoadError::Kind::Io,
-                      shown_path_ + ": read error at byte " + std::to_string(read_) + ": " + std::strerror(errno),
-                      read_);
+                      shown_path_ + ": read error at byte " + std::to_string(bytes_read()) + ": " + std::strerror(errno),
+                      bytes_read());
     }
     if (r == 0) break;
     total += static_cast<size_t>(r);
-    read_ += static_cast<uint64_t>(r);
+    read_.store(bytes_read() + static_cast<uint64_t>(r), std::memory_order_relaxed);
   }
   return total;
 }

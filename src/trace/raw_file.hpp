@@ -1,6 +1,7 @@
 // A file's bytes as they lie on disk (compressed bytes for .gz), read sequentially.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,7 +24,8 @@ class RawFile {
   // cannot seek back. Only before the first read().
   std::string_view peek();
   static constexpr size_t kPeekBytes = 2;
-  uint64_t bytes_read() const { return read_; }
+  // Callable from another thread than read()'s (a progress display).
+  uint64_t bytes_read() const { return read_.load(std::memory_order_relaxed); }
   uint64_t size() const { return size_; }
   bool is_regular() const { return regular_; }  // not a pipe, socket or device
   const std::string& shown_path() const { return shown_path_; }
@@ -31,7 +33,7 @@ class RawFile {
  private:
   std::string shown_path_;
   int fd_ = -1;
-  uint64_t read_ = 0;
+  std::atomic<uint64_t> read_{0};  // written by read() only
   uint64_t size_ = 0;
   bool regular_ = false;
   char peeked_[kPeekBytes];
