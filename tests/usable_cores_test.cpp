@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <thread>
+
 namespace whyslow {
 namespace {
 
@@ -21,6 +23,25 @@ TEST(UsableCores, FollowsTheAffinityMask) {
   EXPECT_EQ(usable_cores(), 1u);
   ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);  // as it was, for the tests after
   EXPECT_EQ(usable_cores(), static_cast<unsigned>(CPU_COUNT(&all)));
+}
+
+// A CoreShare gives its thread a share of the cores, nested shares stack, and other threads
+// keep the process's count.
+TEST(UsableCores, ACoreShareHoldsForItsThreadWhileItLives) {
+  const unsigned process = usable_cores();
+  {
+    const CoreShare share(3);
+    EXPECT_EQ(usable_cores(), 3u);
+    {
+      const CoreShare inner(0);  // never less than one core
+      EXPECT_EQ(usable_cores(), 1u);
+    }
+    EXPECT_EQ(usable_cores(), 3u);
+    unsigned elsewhere = 0;
+    std::thread([&] { elsewhere = usable_cores(); }).join();
+    EXPECT_EQ(elsewhere, process);
+  }
+  EXPECT_EQ(usable_cores(), process);
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <atomic>
 
 #include "analysis/passes.hpp"
 #include "common/task_group.hpp"
@@ -12,16 +11,6 @@ namespace {
 // another (steps → window → CPU time → blocks, ~0.12 s on a 540 MB trace) is the wall time.
 constexpr unsigned kMaxAnalysisThreads = 6;
 
-// Analyses running in this process right now (a job's ranks are analyzed side by side, one per
-// loading thread): each takes its share of the cores, so that many ranks at once do not start
-// six threads each and hold six passes' temporaries each.
-std::atomic<unsigned> analyses_running{0};
-
-unsigned analysis_threads() {  // this analysis counted in analyses_running already
-  const unsigned running = analyses_running.load(std::memory_order_relaxed);
-  return std::clamp(usable_cores() / std::max(1u, running), 1u, kMaxAnalysisThreads);
-}
-
 }  // namespace
 
 Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
@@ -32,11 +21,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   // trace the chain of passes that depend on one another takes ~0.12 s, the rest ~0.16 s.
   const std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
-  struct Running {  // counted while this analysis runs
-    Running() { analyses_running.fetch_add(1, std::memory_order_relaxed); }
-    ~Running() { analyses_running.fetch_sub(1, std::memory_order_relaxed); }
-  } running;
-  TaskGroup jobs(analysis_threads());
+  // usable_cores(): this thread's share where a job's ranks are analyzed side by side (load_each).
+  TaskGroup jobs(std::min(usable_cores(), kMaxAnalysisThreads));
   jobs.run([&] {
     f.steps = measure_steps(trace);
     // These read only the steps' bounds, which the CPU-time pass below leaves as they are.

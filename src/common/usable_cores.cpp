@@ -6,8 +6,11 @@
 #include <thread>
 
 namespace whyslow {
+namespace {
 
-unsigned usable_cores() {
+thread_local unsigned share_of_this_thread = 0;  // 0: none given, the process's affinity
+
+unsigned process_cores() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) == 0) {
@@ -16,5 +19,15 @@ unsigned usable_cores() {
   }
   return std::max(1u, std::thread::hardware_concurrency());  // affinity unknown: the machine's
 }
+
+}  // namespace
+
+unsigned usable_cores() { return share_of_this_thread ? share_of_this_thread : process_cores(); }
+
+CoreShare::CoreShare(unsigned cores) : previous_(share_of_this_thread) {
+  share_of_this_thread = std::max(1u, cores);
+}
+
+CoreShare::~CoreShare() { share_of_this_thread = previous_; }
 
 }  // namespace whyslow

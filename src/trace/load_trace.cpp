@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "common/terminal_text.hpp"
-#include "common/usable_cores.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
 #include "trace/json_string.hpp"
@@ -77,7 +76,7 @@ class Reader {
         options_(options),
         source_(path),
         builder_(path),
-        parser_(builder_, path, plan_load_threads(options.cores ? options.cores : usable_cores())) {
+        parser_(builder_, path, plan_load_threads(load_cores(options))) {
     allocate(kReadBytes);
   }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "common/usable_cores.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
@@ -34,10 +35,14 @@ struct LoadOptions {
   // Called on the loading thread about once per MiB of JSON, and once with done = true at the
   // end; empty: no calls.
   std::function<void(const LoadProgress&)> progress = nullptr;
-  // The cores the load plans its threads for; 0: those this process may run on (its CPU
-  // affinity). From four on, framing gets a thread of its own (parse_pipeline.hpp).
+  // The cores the load plans its threads for; 0: usable_cores() (the process's CPU affinity, or
+  // the calling thread's CoreShare). From four on, framing gets a thread of its own
+  // (parse_pipeline.hpp).
   unsigned cores = 0;
 };
+
+// The cores a load with these options plans for.
+inline unsigned load_cores(const LoadOptions& options) { return options.cores ? options.cores : usable_cores(); }
 
 // Throws LoadError (file, byte offset, what was expected) on unreadable or malformed input,
 // and LoadError::Kind::Truncated on a file that ends mid-trace unless allow_truncated.

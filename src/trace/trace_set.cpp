@@ -77,22 +77,22 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
 
 void load_each(const std::vector<std::string>& paths, const LoadOptions& options,
                const std::function<void(size_t, Trace&&)>& each, unsigned max_threads) {
-  const unsigned cores = options.cores ? options.cores : usable_cores();
+  const unsigned cores = load_cores(options);
   unsigned threads = cores;
   if (max_threads > 0) threads = std::min(threads, max_threads);
   threads = static_cast<unsigned>(std::min<size_t>(threads, paths.size()));
-  // Each load plans its own threads for its share of the cores, not for all of them.
-  LoadOptions per_load = options;
-  per_load.cores = std::max(1u, cores / std::max(1u, threads));
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   size_t error_index = SIZE_MAX;
   std::mutex error_mutex;
   auto work = [&] {
+    // Each load, and whatever `each` does with its trace (an analysis), plans its own threads
+    // for this thread's share of the cores, not for all of them.
+    const CoreShare share(cores / std::max(1u, threads));
     for (size_t i; !failed && (i = next++) < paths.size();) {
       try {
-        each(i, load_trace(paths[i], per_load));
+        each(i, load_trace(paths[i], options));
       } catch (...) {
         std::lock_guard lock(error_mutex);
         // The first file's error in argument order, whichever thread hit it first.
