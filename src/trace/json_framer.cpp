@@ -144,11 +144,6 @@ inline uint64_t prefix_xor(uint64_t x) {
 #endif
 }
 
-// How far ahead of the block being scanned to prefetch: the line one page on, so the next
-// page's lines arrive while this page is scanned. On big.json read from a mapping (2-core VM)
-// framing took 0.20 s without, 0.17 s at 1 KiB ahead and 0.165 s at 4 KiB.
-constexpr size_t kPrefetchAhead = 4096;
-
 }  // namespace
 
 // Fast path: 64 bytes at a time while inside an object or array (depth > 0) and the block has no
@@ -170,10 +165,6 @@ size_t scan_value_end(const char* data, size_t from, size_t to, FrameScan& s) {
   bool in_string = s.in_string;
   while (i + 64 <= to) {
     if (depth > 0 && !s.escaped) {
-      // The bytes a page ahead: where the framer is the first to touch the bytes (its buffer
-      // refilled by read() past the caches' reach), the hardware prefetcher stops at each 4 KiB
-      // page. (A prefetch never faults.)
-      __builtin_prefetch(data + i + kPrefetchAhead);
       const Block64 b = classify(data + i);
       if (b.backslash == 0) {
         const uint64_t inside = prefix_xor(b.quote) ^ (in_string ? ~uint64_t{0} : 0);
