@@ -87,7 +87,7 @@ class NameTraits {
 // around it by nesting (rules 1–3); the step sums apply the context by time instead (contexts()),
 // which also covers a block entered while a Python frame was open.
 std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, const NameTraits& names,
-                                           std::vector<CpuCategory>& out) {
+                                           HostWaitNames& waits, std::vector<CpuCategory>& out) {
   std::vector<uint8_t> launches_below(tr.events.size(), 0);
   // Each event's parent's position in tr.events. The track is in nesting order (parents first),
   // and an event passed over by a later one's search for its parent is closed for good (the
@@ -122,7 +122,7 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
                         (t.kind[e] == EventKind::PythonFunction && !launches_below[i] && t.dur_ns[e] >= kMinPythonCpuWorkNs);
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
-      c = host_wait_kind(t, e) != HostWait::None ? CpuCategory::SyncWait
+      c = waits.of(e) != HostWait::None ? CpuCategory::SyncWait
           : names.allocator(t, e)                ? CpuCategory::Allocator
                                                  : CpuCategory::Launch;
     } else if (t.kind[e] == EventKind::Overhead) {
@@ -318,6 +318,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
   const NameTraits names(t.names);
+  HostWaitNames waits(t);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
@@ -327,7 +328,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
     std::vector<StepFacts*>& windows = on_track[k];
     if (windows.empty()) continue;
     std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
-    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, per_event);
+    const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, waits, per_event);
     sweep_thread(t, t.tracks[k], names, cats, windows);
     data_loading_and_allocator(t, t.tracks[k], names, gpu_busy, windows);
   }
@@ -350,7 +351,8 @@ void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, Tr
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
   std::vector<StepFacts*> one{&window};
   const NameTraits names(t.names);
-  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, scratch);
+  HostWaitNames waits(t);
+  const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
   sweep_thread(t, t.tracks[thread], names, cats, one);
   data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, one);
 }

@@ -3,17 +3,55 @@
 #include "analysis/event_names.hpp"
 
 namespace whyslow {
+namespace {
 
-HostWait host_wait_kind(const Trace& t, EventId e) {
-  if (!is_host_api(t.kind[e])) return HostWait::None;
-  const std::string_view name = t.name_of(e);
+HostWait wait_by_name(std::string_view name) {
   if (is_sync_call(name)) return HostWait::Sync;
   if (is_blocking_copy_call(name)) return HostWait::BlockingCopy;
-  const EventId copy = t.launch_link[e];
-  if (copy != kNoEvent && t.kind[copy] == EventKind::Memcpy &&
-      t.name_of(copy).find("Pageable") != std::string_view::npos)
-    return HostWait::BlockingCopy;
   return HostWait::None;
+}
+
+bool is_pageable_copy(std::string_view memcpy_name) { return memcpy_name.find("Pageable") != std::string_view::npos; }
+
+// The class of call e, with the two name tests answered by `by_name` and `pageable`.
+template <class ByName, class Pageable>
+HostWait classify(const Trace& t, EventId e, ByName&& by_name, Pageable&& pageable) {
+  if (!is_host_api(t.kind[e])) return HostWait::None;
+  if (const HostWait w = by_name(e); w != HostWait::None) return w;
+  const EventId copy = t.launch_link[e];
+  if (copy != kNoEvent && t.kind[copy] == EventKind::Memcpy && pageable(copy)) return HostWait::BlockingCopy;
+  return HostWait::None;
+}
+
+constexpr uint8_t kKnown = 0x80, kPageable = 0x40, kWaitBits = 0x03;
+
+}  // namespace
+
+HostWait host_wait_kind(const Trace& t, EventId e) {
+  return classify(
+      t, e, [&](EventId x) { return wait_by_name(t.name_of(x)); },
+      [&](EventId x) { return is_pageable_copy(t.name_of(x)); });
+}
+
+struct HostWaitNames::Traits {
+  HostWait wait;
+  bool pageable;
+};
+
+HostWaitNames::HostWaitNames(const Trace& trace) : t_(trace), known_(trace.names.size() + 1, 0) {}
+
+HostWaitNames::Traits HostWaitNames::traits(EventId e) {
+  uint8_t& k = known_[t_.name_slot(e)];
+  if (!(k & kKnown)) {
+    const std::string_view n = t_.name_of(e);
+    k = static_cast<uint8_t>(kKnown | static_cast<uint8_t>(wait_by_name(n)) | (is_pageable_copy(n) ? kPageable : 0));
+  }
+  return {static_cast<HostWait>(k & kWaitBits), (k & kPageable) != 0};
+}
+
+HostWait HostWaitNames::of(EventId e) {
+  return classify(
+      t_, e, [&](EventId x) { return traits(x).wait; }, [&](EventId x) { return traits(x).pageable; });
 }
 
 }  // namespace whyslow

@@ -3,11 +3,32 @@
 // returns only when the copy is done).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "trace/trace.hpp"
 
 namespace whyslow {
 
 enum class HostWait : uint8_t { None, Sync, BlockingCopy };
+
+// One call's class, its name tested on the spot: for a few calls.
 HostWait host_wait_kind(const Trace& trace, EventId host_call);
+
+// The same answer for a pass that asks of every host call: each name is tested once, the first
+// time a call (or the copy it launched) with that name comes up. A trace repeats a few thousand
+// names over hundreds of thousands of calls, and the tests compare and search the text. Belongs
+// to one pass on one thread.
+class HostWaitNames {
+ public:
+  explicit HostWaitNames(const Trace& trace);
+  HostWait of(EventId host_call);
+
+ private:
+  struct Traits;
+  Traits traits(EventId e);
+  const Trace& t_;
+  std::vector<uint8_t> known_;  // per name slot: 0 until tested, else kKnown | the answers
+};
 
 }  // namespace whyslow

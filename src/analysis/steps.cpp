@@ -20,6 +20,7 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
   if (windows.empty()) return;
   auto window_of = [&](int64_t ts) { return step_containing(windows, ts); };
   std::vector<std::vector<Interval>> busy(windows.size()), compute(windows.size()), comm(windows.size());
+  HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (is_host_api(k)) {
@@ -27,7 +28,7 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
       if (w < 0) continue;
       if (t.is_launch(e)) ++windows[w].launches;
       if ((owners[w] == kAnyTrack || owners[w] == t.track[e]) &&
-          host_wait_kind(t, e) != HostWait::None)
+          waits.of(e) != HostWait::None)
         windows[w].sync_wait_ns += std::min(t.end_ns(e), windows[w].end_ns) - t.start_ns[e];
     } else if (is_gpu_activity(k)) {
       // GPU work belongs to the step that launched it; work with no launch in the trace (MTIA's

@@ -16,8 +16,9 @@ SyncFacts sync_waits(const Trace& t, const std::vector<Interval>& gpu_busy) {
   // A call is the distributed library's when an enclosing op, annotation or Python frame on its
   // thread names DDP, FSDP or c10d.
   NearestAncestor library_frame(t, [&](EventId a) { return is_distributed_library_frame(t.name_of(a)); });
+  HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
-    const HostWait w = host_wait_kind(t, e);
+    const HostWait w = waits.of(e);
     if (w == HostWait::None) continue;
     SyncCall c;
     c.event = e;
