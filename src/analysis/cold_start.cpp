@@ -51,10 +51,11 @@ struct ColdInput {
 
 ColdInput find_slow_calls(const Trace& t, const std::vector<Interval>& gpu_busy) {
   ColdInput in{t, {}, kNoEvent};
+  HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     if (!is_host_api(t.kind[e]) || !is_cuda_or_hip_api(t.name_of(e))) continue;
     if (in.first_api_call == kNoEvent || t.start_ns[e] < t.start_ns[in.first_api_call]) in.first_api_call = e;
-    if (t.dur_ns[e] < kSlowCallNs || host_wait_kind(t, e) != HostWait::None || is_copy_call(t.name_of(e))) continue;
+    if (t.dur_ns[e] < kSlowCallNs || waits.of(e) != HostWait::None || is_copy_call(t.name_of(e))) continue;
     const int64_t busy = covered_length(gpu_busy, t.start_ns[e], t.end_ns(e));
     if (static_cast<double>(busy) > kSlowCallMaxGpuBusyShare * static_cast<double>(t.dur_ns[e])) continue;
     in.slow_calls.push_back(e);
@@ -102,14 +103,17 @@ const CauseClass kCauses[] = {
 // Returns the union of the time the named classes claimed.
 std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
   const Trace& t = in.t;
+  std::vector<EventId> inside;  // the events starting in the window, found once for all classes
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.start_ns[e] >= start && t.start_ns[e] <= end) inside.push_back(e);
   std::vector<Interval> claimed;
   std::vector<std::pair<int64_t, EventId>> longest;
   for (const CauseClass& cause : kCauses) {
     std::vector<Interval> mine;
     ColdCause c;
     c.kind = cause.kind;
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(in, e)) continue;
+    for (EventId e : inside) {
+      if (!cause.matches(in, e)) continue;
       ++c.count;
       mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
       longest.emplace_back(t.dur_ns[e], e);
