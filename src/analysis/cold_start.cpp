@@ -103,17 +103,14 @@ const CauseClass kCauses[] = {
 // Returns the union of the time the named classes claimed.
 std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
   const Trace& t = in.t;
-  std::vector<EventId> inside;  // the events starting in the window, found once for all classes
-  for (EventId e = 0; e < t.size(); ++e)
-    if (t.start_ns[e] >= start && t.start_ns[e] <= end) inside.push_back(e);
   std::vector<Interval> claimed;
   std::vector<std::pair<int64_t, EventId>> longest;
   for (const CauseClass& cause : kCauses) {
     std::vector<Interval> mine;
     ColdCause c;
     c.kind = cause.kind;
-    for (EventId e : inside) {
-      if (!cause.matches(in, e)) continue;
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(in, e)) continue;
       ++c.count;
       mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
       longest.emplace_back(t.dur_ns[e], e);
