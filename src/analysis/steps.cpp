@@ -19,7 +19,7 @@ constexpr TrackId kAnyTrack = UINT32_MAX;
 void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
   auto window_of = [&](int64_t ts) { return step_containing(windows, ts); };
-  std::vector<std::vector<Interval>> busy(windows.size()), compute(windows.size()), comm(windows.size());
+  std::vector<std::vector<Interval>> compute(windows.size()), comm(windows.size());
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
@@ -40,7 +40,6 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
       if (k == EventKind::Kernel) ++s.kernels;
       else if (k == EventKind::Memcpy) ++s.memcpys;
       else ++s.memsets;
-      busy[w].emplace_back(t.start_ns[e], t.end_ns(e));
       const bool is_comm = k == EventKind::Kernel && is_comm_kernel(t.name_of(e));
       (is_comm ? comm : compute)[w].emplace_back(t.start_ns[e], t.end_ns(e));
       s.gpu_end_ns = std::max(s.gpu_end_ns, t.end_ns(e));
@@ -50,10 +49,12 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
     StepFacts& s = windows[i];
     s.duration_ns = s.end_ns - s.start_ns;
     s.cpu_ns = std::max<int64_t>(0, s.duration_ns - s.sync_wait_ns);
-    s.gpu_busy_ns = union_length(busy[i]);
     s.compute_ns = union_length(compute[i]);
     s.comm_ns = union_length(comm[i]);
     s.exposed_comm_ns = exposed_length(comm[i], compute[i]);
+    // Busy = compute ∪ communication = compute + the communication compute does not cover: no
+    // third list of every GPU interval to sort.
+    s.gpu_busy_ns = s.compute_ns + s.exposed_comm_ns;
   }
 }
 
