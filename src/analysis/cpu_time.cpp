@@ -107,7 +107,10 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
     if (launches_below[i] && index_of_parent[i] != UINT32_MAX) launches_below[index_of_parent[i]] = 1;
   }
   std::vector<Context> context(tr.events.size(), Context::None);
-  std::vector<uint32_t> top_op(tr.events.size(), UINT32_MAX);  // slot of the outermost op above (or self)
+  // Whether the outermost op above (or the event itself) launches GPU work below it: all the
+  // forward pass needs of that op, in a byte rather than its slot.
+  enum TopOp : uint8_t { kNoTopOp, kTopOpLaunches, kTopOpQuiet };
+  std::vector<TopOp> top_op(tr.events.size(), kNoTopOp);
   std::vector<uint8_t> in_python_work(tr.events.size(), 0);    // inside a long Python call that launches nothing
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
@@ -116,21 +119,21 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
     const EventId e = tr.events[i];
     const uint32_t p = index_of_parent[i];
     context[i] = std::max(names.context(t, e), p != UINT32_MAX ? context[p] : Context::None);
-    top_op[i] = p != UINT32_MAX ? top_op[p] : UINT32_MAX;
-    if (top_op[i] == UINT32_MAX && is_op(e)) top_op[i] = i;
+    top_op[i] = p != UINT32_MAX ? top_op[p] : kNoTopOp;
+    if (top_op[i] == kNoTopOp && is_op(e)) top_op[i] = launches_below[i] ? kTopOpLaunches : kTopOpQuiet;
     in_python_work[i] = (p != UINT32_MAX && in_python_work[p]) ||
                         (t.kind[e] == EventKind::PythonFunction && !launches_below[i] && t.dur_ns[e] >= kMinPythonCpuWorkNs);
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
       c = waits.of(e) != HostWait::None ? CpuCategory::SyncWait
-          : names.allocator(t, e)                ? CpuCategory::Allocator
-                                                 : CpuCategory::Launch;
+          : names.allocator(t, e)       ? CpuCategory::Allocator
+                                        : CpuCategory::Launch;
     } else if (t.kind[e] == EventKind::Overhead) {
       c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
     } else if (t.kind[e] == EventKind::PythonFunction) {
       c = in_python_work[i] ? CpuCategory::CpuCompute : CpuCategory::Python;
     } else if (is_op(e)) {
-      c = launches_below[top_op[i]] ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
+      c = top_op[i] == kTopOpLaunches ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
     }
     cats[i] = c;
     out[e] = context[i] == Context::None ? c : with_context(context[i]);
