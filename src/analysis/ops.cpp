@@ -138,6 +138,18 @@ std::vector<OpRow> op_table(const Trace& t) {
     std::vector<EventId>().swap(list);
   }
   const size_t n = nodes.size();
+  // Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that node's own
+  // device time: taken now, so the event → node map is gone before the arrays below exist.
+  std::vector<int64_t> device(n, 0);
+  {
+    std::vector<int32_t> node_of_event(t.size(), -1);
+    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
+      const int32_t i = node_of_event[t.op_link[e]];
+      if (i >= 0) device[i] += t.dur_ns[e];
+    }
+  }
   rep.resize(n);
   for (size_t i = 0; i < n; ++i) {
     rep[i] = static_cast<int32_t>(i);
@@ -177,20 +189,10 @@ std::vector<OpRow> op_table(const Trace& t) {
     if (parent[i] >= 0) host_sums[t.name_slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
   }
 
-  // 4. Device time: each GPU activity to the op it is linked to (trace/op_links.hpp), as the
-  // node's own device time. In place, then, a chain head's self device time: it reads its
-  // innermost node, never one before it, so no value is read after its overwrite. In place
-  // again, the device total: walked backwards, a node is complete before it joins its parent.
-  std::vector<int64_t> device(n, 0);
-  {
-    std::vector<int32_t> node_of_event(t.size(), -1);
-    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
-      const int32_t i = node_of_event[t.op_link[e]];
-      if (i >= 0) device[i] += t.dur_ns[e];
-    }
-  }
+  // 4. Device time (its per-node sums were taken in step 2). In place, a chain head's self device
+  // time: it reads its innermost node, never one before it, so no value is read after its
+  // overwrite. In place again, the device total: walked backwards, a node is complete before it
+  // joins its parent.
   for (size_t i = 0; i < n; ++i) {
     device[i] = is_head(i) ? device[kernels_from[i]] : 0;
     if (is_head(i)) host_sums[t.name_slot(nodes[i])].self_device_ns += device[i];
