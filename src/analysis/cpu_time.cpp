@@ -88,7 +88,6 @@ class NameTraits {
 // which also covers a block entered while a Python frame was open.
 std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, const NameTraits& names,
                                            HostWaitNames& waits, std::vector<CpuCategory>& out) {
-  std::vector<uint8_t> launches_below(tr.events.size(), 0);
   // Each event's parent's position in tr.events. The track is in nesting order (parents first),
   // and an event passed over by a later one's search for its parent is closed for good (the
   // nesting rule), so a stack of the events so far, popped down to each parent, finds it.
@@ -102,27 +101,35 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
     }
     open.push_back(i);
   }
-  for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
-    if (t.is_launch(tr.events[i])) launches_below[i] = 1;
-    if (launches_below[i] && index_of_parent[i] != UINT32_MAX) launches_below[index_of_parent[i]] = 1;
-  }
-  std::vector<Context> context(tr.events.size(), Context::None);
-  // Whether the outermost op above (or the event itself) launches GPU work below it: all the
-  // forward pass needs of that op, in a byte rather than its slot.
+  // What the passes hand between parent and child, one byte per event (the main thread of a
+  // large trace holds most of its events).
   enum TopOp : uint8_t { kNoTopOp, kTopOpLaunches, kTopOpQuiet };
-  std::vector<TopOp> top_op(tr.events.size(), kNoTopOp);
-  std::vector<uint8_t> in_python_work(tr.events.size(), 0);    // inside a long Python call that launches nothing
+  struct Slot {
+    uint8_t launches_below : 1 = 0;  // its subtree launches GPU work
+    uint8_t in_python_work : 1 = 0;  // inside a long Python call that launches nothing
+    uint8_t top_op : 2 = kNoTopOp;   // the outermost op above (or itself): launches GPU work below?
+    uint8_t context : 2 = static_cast<uint8_t>(Context::None);
+  };
+  static_assert(sizeof(Slot) == 1);
+  std::vector<Slot> slot(tr.events.size());
+  for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
+    if (t.is_launch(tr.events[i])) slot[i].launches_below = 1;
+    if (slot[i].launches_below && index_of_parent[i] != UINT32_MAX) slot[index_of_parent[i]].launches_below = 1;
+  }
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
   auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !names.record_function(t, e); };
   for (uint32_t i = 0; i < tr.events.size(); ++i) {
     const EventId e = tr.events[i];
     const uint32_t p = index_of_parent[i];
-    context[i] = std::max(names.context(t, e), p != UINT32_MAX ? context[p] : Context::None);
-    top_op[i] = p != UINT32_MAX ? top_op[p] : kNoTopOp;
-    if (top_op[i] == kNoTopOp && is_op(e)) top_op[i] = launches_below[i] ? kTopOpLaunches : kTopOpQuiet;
-    in_python_work[i] = (p != UINT32_MAX && in_python_work[p]) ||
-                        (t.kind[e] == EventKind::PythonFunction && !launches_below[i] && t.dur_ns[e] >= kMinPythonCpuWorkNs);
+    Slot& s = slot[i];
+    const Context inherited = p != UINT32_MAX ? static_cast<Context>(slot[p].context) : Context::None;
+    const Context context = std::max(names.context(t, e), inherited);
+    s.context = static_cast<uint8_t>(context);
+    s.top_op = p != UINT32_MAX ? slot[p].top_op : uint8_t{kNoTopOp};
+    if (s.top_op == kNoTopOp && is_op(e)) s.top_op = s.launches_below ? kTopOpLaunches : kTopOpQuiet;
+    s.in_python_work = (p != UINT32_MAX && slot[p].in_python_work) ||
+                       (t.kind[e] == EventKind::PythonFunction && !s.launches_below && t.dur_ns[e] >= kMinPythonCpuWorkNs);
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
       c = waits.of(e) != HostWait::None ? CpuCategory::SyncWait
@@ -131,12 +138,12 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
     } else if (t.kind[e] == EventKind::Overhead) {
       c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
     } else if (t.kind[e] == EventKind::PythonFunction) {
-      c = in_python_work[i] ? CpuCategory::CpuCompute : CpuCategory::Python;
+      c = s.in_python_work ? CpuCategory::CpuCompute : CpuCategory::Python;
     } else if (is_op(e)) {
-      c = top_op[i] == kTopOpLaunches ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
+      c = s.top_op == kTopOpLaunches ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
     }
     cats[i] = c;
-    out[e] = context[i] == Context::None ? c : with_context(context[i]);
+    out[e] = context == Context::None ? c : with_context(context);
   }
   return cats;
 }
