@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "common/gallop.hpp"
 #include "common/sort_runs.hpp"
 #include "trace/legacy_events.hpp"
 #include "trace/number_text.hpp"
@@ -325,23 +326,31 @@ void TraceBuilder::link_events() {
   };
   sort_by(by_correlation, t.correlation);
   sort_by(by_external, t.external_id);
-  // The first event (the lowest EventId) with the id, or kNoEvent.
-  auto find = [](const std::vector<EventId>& v, const std::vector<int64_t>& key, int64_t id) {
-    auto it = std::lower_bound(v.begin(), v.end(), id, [&](EventId a, int64_t x) { return key[a] < x; });
-    return it != v.end() && key[*it] == id ? *it : kNoEvent;
+  // The first event (the lowest EventId) with the id, or kNoEvent. Searched from where the
+  // previous search of the table ended: events come in nearly the order of their ids.
+  struct Table {
+    const std::vector<EventId>& events;
+    const std::vector<int64_t>& key;
+    std::vector<EventId>::const_iterator last_found = events.begin();
+    EventId find(int64_t id) {
+      last_found = gallop_lower_bound(events.begin(), events.end(), last_found, id,
+                                      [&](EventId a, int64_t x) { return key[a] < x; });
+      return last_found != events.end() && key[*last_found] == id ? *last_found : kNoEvent;
+    }
   };
+  Table correlations{by_correlation, t.correlation}, externals{by_external, t.external_id};
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     const bool gpu = is_gpu_activity(k) || k == EventKind::Sync;
     if (gpu && t.correlation[e] != 0) {
-      const EventId host = find(by_correlation, t.correlation, t.correlation[e]);
+      const EventId host = correlations.find(t.correlation[e]);
       t.launch_link[e] = host;
       if (host != kNoEvent && (t.launch_link[host] == kNoEvent ||
                                t.start_ns[e] < t.start_ns[t.launch_link[host]]))
         t.launch_link[host] = e;
     }
     if ((gpu || is_host_api(k)) && t.external_id[e] != 0)
-      t.op_link[e] = find(by_external, t.external_id, t.external_id[e]);
+      t.op_link[e] = externals.find(t.external_id[e]);
   }
 }
 
