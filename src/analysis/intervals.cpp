@@ -1,11 +1,16 @@
 #include "analysis/intervals.hpp"
 
 #include <algorithm>
+#include <functional>
+
+#include "common/sort_runs.hpp"
 
 namespace whyslow {
 
 void merge_intervals(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
+  // Callers collect GPU work stream by stream or in file order, where each stream's intervals
+  // come in start order: a few ascending runs, merged rather than sorted.
+  sort_runs(v.begin(), v.end(), std::less<>());
   size_t out = 0;
   for (const Interval& iv : v) {
     if (iv.second <= iv.first) continue;
