@@ -4,6 +4,7 @@
 // loading inside cudaFuncGetAttributes) are never counted twice and the causes add up to at
 // most the step.
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include "analysis/event_names.hpp"
@@ -103,14 +104,21 @@ const CauseClass kCauses[] = {
 // Returns the union of the time the named classes claimed.
 std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
   const Trace& t = in.t;
+  // One pass over the trace for all the classes: each event starting in the window goes to every
+  // class it matches (a list per class, in event order).
+  std::array<std::vector<EventId>, std::size(kCauses)> matched;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.start_ns[e] < start || t.start_ns[e] > end) continue;
+    for (size_t k = 0; k < std::size(kCauses); ++k)
+      if (kCauses[k].matches(in, e)) matched[k].push_back(e);
+  }
   std::vector<Interval> claimed;
   std::vector<std::pair<int64_t, EventId>> longest;
-  for (const CauseClass& cause : kCauses) {
+  for (size_t k = 0; k < std::size(kCauses); ++k) {
     std::vector<Interval> mine;
     ColdCause c;
-    c.kind = cause.kind;
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (t.start_ns[e] < start || t.start_ns[e] > end || !cause.matches(in, e)) continue;
+    c.kind = kCauses[k].kind;
+    for (EventId e : matched[k]) {
       ++c.count;
       mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
       longest.emplace_back(t.dur_ns[e], e);
