@@ -51,14 +51,15 @@ enum class NameClass : uint8_t { Unknown, NotBlock, Module, UserFrame, LibraryFr
 // own time can be followed into the library code it runs; never blocks).
 class TreeBuilder {
  public:
-  TreeBuilder(const Trace& t) : t_(t), python_class_(t.names.size(), NameClass::Unknown) {}
+  TreeBuilder(const Trace& t)
+      : t_(t), python_class_(t.names.size(), NameClass::Unknown), name_tests_(t.names.size() + 1, 0) {}
 
   // What a CPU event is as far as blocks go.
   NameClass classify(EventId e, bool& annotation) {
     annotation = false;
     const EventKind k = t_.kind[e];
-    if (k == EventKind::UserAnnotation || (k == EventKind::CpuOp && is_record_function_name(t_.name_of(e)))) {
-      annotation = !is_profiler_step(t_, e);
+    if (k == EventKind::UserAnnotation || (k == EventKind::CpuOp && (name_tests(e) & kRecordFunctionName))) {
+      annotation = !profiler_step(e);
       return NameClass::NotBlock;
     }
     if (k != EventKind::PythonFunction) return NameClass::NotBlock;
@@ -70,6 +71,12 @@ class TreeBuilder {
                                   : NameClass::UserFrame;
     }
     return c;
+  }
+
+  // trace/steps.hpp's is_profiler_step() for an event of a CPU thread, its name tested once.
+  bool profiler_step(EventId e) {
+    const EventKind k = t_.kind[e];
+    return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) && (name_tests(e) & kProfilerStepName);
   }
 
   // The block a node's time is credited to: itself, or the block a library frame is folded into.
@@ -104,8 +111,22 @@ class TreeBuilder {
     return it->second;
   }
 
+  // The name tests classify() and profiler_step() ask of nearly every event, answered once per
+  // name: a trace repeats a few thousand names over millions of events.
+  static constexpr uint8_t kTested = 1, kRecordFunctionName = 2, kProfilerStepName = 4;
+  uint8_t name_tests(EventId e) {
+    uint8_t& tests = name_tests_[t_.name_slot(e)];
+    if (!tests) {
+      const std::string_view n = t_.name_of(e);
+      tests = kTested | (is_record_function_name(n) ? kRecordFunctionName : 0) |
+              (is_profiler_step_name(n) ? kProfilerStepName : 0);
+    }
+    return tests;
+  }
+
   const Trace& t_;
   std::vector<NameClass> python_class_;  // per name: the Python frame's class, decided once
+  std::vector<uint8_t> name_tests_;      // per name slot: 0 until tested, else kTested | the answers
   std::unordered_map<uint64_t, uint32_t> by_key_;  // (library?, parent node, name) → node
   std::vector<uint32_t> owner_;
   std::vector<uint8_t> library_;
@@ -198,7 +219,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
                     : step_track[k] ? kOutside  // before, between or after the steps
                     : in_a_step(t.start_ns[e]) ? kNoBlock
                                                : kOutside;
-      if (is_profiler_step(t, e)) up = kNoBlock;
+      if (tree.profiler_step(e)) up = kNoBlock;
       if (up == kOutside) continue;
       if (backward_op[e] && !is_block(up)) up = kNoBlockBackward;
       uint32_t node = up;
