@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "analysis/code_origin.hpp"
+#include "analysis/name_memo.hpp"
 #include "analysis/event_names.hpp"
 #include "analysis/passes.hpp"
 #include "trace/steps.hpp"
@@ -45,38 +46,31 @@ constexpr uint32_t kNoBlock = UINT32_MAX - 1;         // measured, under no bloc
 constexpr uint32_t kNoBlockBackward = UINT32_MAX - 2;  // … and inside an autograd backward op
 bool is_block(uint32_t node) { return node < kNoBlockBackward; }
 
-enum class NameClass : uint8_t { Unknown, NotBlock, Module, UserFrame, LibraryFrame };
+enum class NameClass : uint8_t { NotBlock, Module, UserFrame, LibraryFrame };
 
 // The tree's nodes: blocks, and the library frames folded into them (nodes too, so that a block's
 // own time can be followed into the library code it runs; never blocks).
 class TreeBuilder {
  public:
   TreeBuilder(const Trace& t)
-      : t_(t), python_class_(t.names.size(), NameClass::Unknown), name_tests_(t.names.size() + 1, 0) {}
+      : t_(t), python_class_(t, &python_class), name_tests_(t, &test_name) {}
 
   // What a CPU event is as far as blocks go.
   NameClass classify(EventId e, bool& annotation) {
     annotation = false;
     const EventKind k = t_.kind[e];
-    if (k == EventKind::UserAnnotation || (k == EventKind::CpuOp && (name_tests(e) & kRecordFunctionName))) {
+    if (k == EventKind::UserAnnotation || (k == EventKind::CpuOp && (name_tests_.of(e) & kRecordFunctionName))) {
       annotation = !profiler_step(e);
       return NameClass::NotBlock;
     }
     if (k != EventKind::PythonFunction) return NameClass::NotBlock;
-    NameClass& c = python_class_[t_.name[e]];
-    if (c == NameClass::Unknown) {
-      const std::string_view n = t_.name_of(e);
-      c = is_module_event_name(n) ? NameClass::Module
-          : is_library_frame(n)   ? NameClass::LibraryFrame
-                                  : NameClass::UserFrame;
-    }
-    return c;
+    return python_class_.of(e);
   }
 
   // trace/steps.hpp's is_profiler_step() for an event of a CPU thread, its name tested once.
   bool profiler_step(EventId e) {
     const EventKind k = t_.kind[e];
-    return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) && (name_tests(e) & kProfilerStepName);
+    return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) && (name_tests_.of(e) & kProfilerStepName);
   }
 
   // The block a node's time is credited to: itself, or the block a library frame is folded into.
@@ -111,22 +105,20 @@ class TreeBuilder {
     return it->second;
   }
 
-  // The name tests classify() and profiler_step() ask of nearly every event, answered once per
-  // name: a trace repeats a few thousand names over millions of events.
-  static constexpr uint8_t kTested = 1, kRecordFunctionName = 2, kProfilerStepName = 4;
-  uint8_t name_tests(EventId e) {
-    uint8_t& tests = name_tests_[t_.name_slot(e)];
-    if (!tests) {
-      const std::string_view n = t_.name_of(e);
-      tests = kTested | (is_record_function_name(n) ? kRecordFunctionName : 0) |
-              (is_profiler_step_name(n) ? kProfilerStepName : 0);
-    }
-    return tests;
+  // The name tests classify() and profiler_step() ask of nearly every event (name_memo.hpp).
+  static constexpr uint8_t kRecordFunctionName = 1, kProfilerStepName = 2;
+  static NameClass python_class(std::string_view n) {
+    return is_module_event_name(n) ? NameClass::Module
+           : is_library_frame(n)   ? NameClass::LibraryFrame
+                                   : NameClass::UserFrame;
+  }
+  static uint8_t test_name(std::string_view n) {
+    return (is_record_function_name(n) ? kRecordFunctionName : 0) | (is_profiler_step_name(n) ? kProfilerStepName : 0);
   }
 
   const Trace& t_;
-  std::vector<NameClass> python_class_;  // per name: the Python frame's class, decided once
-  std::vector<uint8_t> name_tests_;      // per name slot: 0 until tested, else kTested | the answers
+  NameMemo<NameClass, NameClass (*)(std::string_view)> python_class_;  // of a Python frame's name
+  NameMemo<uint8_t, uint8_t (*)(std::string_view)> name_tests_;
   std::unordered_map<uint64_t, uint32_t> by_key_;  // (library?, parent node, name) → node
   std::vector<uint32_t> owner_;
   std::vector<uint8_t> library_;

@@ -23,8 +23,6 @@ HostWait classify(const Trace& t, EventId e, ByName&& by_name, Pageable&& pageab
   return HostWait::None;
 }
 
-constexpr uint8_t kKnown = 0x80, kPageable = 0x40, kWaitBits = 0x03;
-
 }  // namespace
 
 HostWait host_wait_kind(const Trace& t, EventId e) {
@@ -33,25 +31,13 @@ HostWait host_wait_kind(const Trace& t, EventId e) {
       [&](EventId x) { return is_pageable_copy(t.name_of(x)); });
 }
 
-struct HostWaitNames::Traits {
-  HostWait wait;
-  bool pageable;
-};
+HostWaitNames::Traits HostWaitNames::test(std::string_view name) { return {wait_by_name(name), is_pageable_copy(name)}; }
 
-HostWaitNames::HostWaitNames(const Trace& trace) : t_(trace), known_(trace.names.size() + 1, 0) {}
-
-HostWaitNames::Traits HostWaitNames::traits(EventId e) {
-  uint8_t& k = known_[t_.name_slot(e)];
-  if (!(k & kKnown)) {
-    const std::string_view n = t_.name_of(e);
-    k = static_cast<uint8_t>(kKnown | static_cast<uint8_t>(wait_by_name(n)) | (is_pageable_copy(n) ? kPageable : 0));
-  }
-  return {static_cast<HostWait>(k & kWaitBits), (k & kPageable) != 0};
-}
+HostWaitNames::HostWaitNames(const Trace& trace) : t_(trace), names_(trace, &test) {}
 
 HostWait HostWaitNames::of(EventId e) {
   return classify(
-      t_, e, [&](EventId x) { return traits(x).wait; }, [&](EventId x) { return traits(x).pageable; });
+      t_, e, [&](EventId x) { return names_.of(x).wait; }, [&](EventId x) { return names_.of(x).pageable; });
 }
 
 }  // namespace whyslow

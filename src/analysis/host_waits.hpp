@@ -4,8 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <string_view>
 
+#include "analysis/name_memo.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
@@ -16,19 +17,21 @@ enum class HostWait : uint8_t { None, Sync, BlockingCopy };
 HostWait host_wait_kind(const Trace& trace, EventId host_call);
 
 // The same answer for a pass that asks of every host call: each name is tested once, the first
-// time a call (or the copy it launched) with that name comes up. A trace repeats a few thousand
-// names over hundreds of thousands of calls, and the tests compare and search the text. Belongs
-// to one pass on one thread.
+// time a call (or the copy it launched) with that name comes up (name_memo.hpp). Belongs to one
+// pass on one thread.
 class HostWaitNames {
  public:
   explicit HostWaitNames(const Trace& trace);
   HostWait of(EventId host_call);
 
  private:
-  struct Traits;
-  Traits traits(EventId e);
+  struct Traits {
+    HostWait wait;  // by the call's name alone
+    bool pageable;  // a copy's name that says it went through pageable memory
+  };
+  static Traits test(std::string_view name);
   const Trace& t_;
-  std::vector<uint8_t> known_;  // per name slot: 0 until tested, else kKnown | the answers
+  NameMemo<Traits, Traits (*)(std::string_view)> names_;
 };
 
 }  // namespace whyslow
