@@ -162,14 +162,14 @@ bool is_top_level_scope(const Trace& t, EventId e) {
 void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t slow,
                      const std::vector<Interval>& claimed, ColdStartFacts& f) {
   const StepFacts& s = steps[slow];
-  auto step_of = [&](int64_t ts) { return step_containing(steps, ts); };
+  StepLookup step_lookup(steps);
   bool any_op = false;
   for (EventId e = 0; e < t.size() && !any_op; ++e) any_op = t.kind[e] == EventKind::CpuOp;
   std::unordered_map<NameId, std::vector<int64_t>> typical;
   std::vector<EventId> in_slow;
   for (EventId e = 0; e < t.size(); ++e) {
     if (any_op ? !is_top_level_op(t, e) : !is_top_level_scope(t, e)) continue;
-    const int i = step_of(t.start_ns[e]);
+    const int i = step_lookup.of(t.start_ns[e]);
     if (i < 0) continue;
     if (static_cast<size_t>(i) == slow) in_slow.push_back(e);
     else typical[t.name[e]].push_back(t.dur_ns[e]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/median.hpp"
+#include "common/gallop.hpp"
 
 namespace whyslow {
 
@@ -15,12 +16,33 @@ std::vector<const StepFacts*> steady_steps(const Facts& f) {
   return out;
 }
 
+namespace {
+
+// The step whose [start, end] holds ts, given `after`, the number of steps that start at or
+// before ts; -1 for none.
+int containing(const std::vector<StepFacts>& steps, size_t after, int64_t ts) {
+  if (after == 0) return -1;
+  const int i = static_cast<int>(after) - 1;
+  return ts <= steps[i].end_ns ? i : -1;
+}
+
+}  // namespace
+
 int step_containing(const std::vector<StepFacts>& steps, int64_t ts) {
   auto it = std::upper_bound(steps.begin(), steps.end(), ts,
                              [](int64_t x, const StepFacts& s) { return x < s.start_ns; });
-  if (it == steps.begin()) return -1;
-  const int i = static_cast<int>(it - steps.begin()) - 1;
-  return ts <= steps[i].end_ns ? i : -1;
+  return containing(steps, static_cast<size_t>(it - steps.begin()), ts);
+}
+
+StepLookup::StepLookup(const std::vector<StepFacts>& steps) : steps_(steps), starts_(steps.size()) {
+  for (size_t i = 0; i < steps.size(); ++i) starts_[i] = steps[i].start_ns;
+  after_ = starts_.cbegin();
+}
+
+int StepLookup::of(int64_t ts) {
+  // The first start after ts: a lower bound under "start <= ts".
+  after_ = gallop_lower_bound(starts_.cbegin(), starts_.cend(), after_, ts, [](int64_t s, int64_t x) { return s <= x; });
+  return containing(steps_, static_cast<size_t>(after_ - starts_.cbegin()), ts);
 }
 
 namespace {

@@ -16,6 +16,22 @@ std::vector<const StepFacts*> steady_steps(const Facts& facts);
 // overlap (as measure_steps returns them): a binary search, since every event asks.
 int step_containing(const std::vector<StepFacts>& steps, int64_t ts);
 
+// step_containing() for a pass that asks of every event: each lookup starts from the previous
+// answer (common/gallop.hpp), since consecutive events mostly fall in the same step or the next,
+// over a compact array of the steps' starts. `steps` must outlive it.
+class StepLookup {
+ public:
+  explicit StepLookup(const std::vector<StepFacts>& steps);
+  StepLookup(const StepLookup&) = delete;  // after_ points into starts_
+  StepLookup& operator=(const StepLookup&) = delete;
+  int of(int64_t ts);
+
+ private:
+  const std::vector<StepFacts>& steps_;
+  std::vector<int64_t> starts_;
+  std::vector<int64_t>::const_iterator after_;  // the first step starting after the last time asked
+};
+
 // Median of a field over steps (0 for none).
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
 // Median of one CPU category over steps (0 for none).

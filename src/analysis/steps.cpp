@@ -2,8 +2,6 @@
 // synchronizing calls, and the GPU work launched from inside it.
 #include <algorithm>
 
-#include "common/gallop.hpp"
-
 #include "analysis/comm_names.hpp"
 #include "analysis/event_names.hpp"
 #include "trace/steps.hpp"
@@ -20,17 +18,8 @@ constexpr TrackId kAnyTrack = UINT32_MAX;
 
 void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
-  // step_containing(), searched from the previous answer: consecutive events mostly fall in the
-  // same window or the next (common/gallop.hpp), and the starts sit in one compact array.
-  std::vector<int64_t> starts(windows.size());
-  for (size_t i = 0; i < windows.size(); ++i) starts[i] = windows[i].start_ns;
-  auto after = starts.cbegin();  // the first window starting after the previous time asked
-  auto window_of = [&](int64_t ts) {
-    after = gallop_lower_bound(starts.cbegin(), starts.cend(), after, ts, [](int64_t s, int64_t x) { return s <= x; });
-    if (after == starts.cbegin()) return -1;
-    const int i = static_cast<int>(after - starts.cbegin()) - 1;
-    return ts <= windows[i].end_ns ? i : -1;
-  };
+  StepLookup lookup(windows);
+  auto window_of = [&](int64_t ts) { return lookup.of(ts); };
   std::vector<std::vector<Interval>> compute(windows.size()), comm(windows.size());
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
