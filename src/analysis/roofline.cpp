@@ -8,7 +8,6 @@
 #include <cmath>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "analysis/facts.hpp"
 
@@ -148,14 +147,19 @@ RooflineFacts roofline(const Trace& t, const std::vector<KernelRow>& kernels, co
   RooflineFacts out;
   out.devices = resolve_devices(t, measured);
 
-  std::unordered_map<EventId, OpKernels> per_op;  // kernels each op call launched
+  // The kernels each op call launched, by the op's entry in op_shapes: only ops with recorded
+  // shapes are modelled below (a node per op call in a hash map was most of this pass's time).
+  std::vector<OpKernels> per_op(t.op_shapes.size());
+  auto kernels_of = [&](EventId op) -> OpKernels& { return per_op[t.detail[op]]; };
   for (const KernelRow& row : kernels)
-    for (EventId e : row.events)
-      if (t.op_link[e] != kNoEvent) {
-        OpKernels& k = per_op[t.op_link[e]];
-        ++k.count;
-        k.ns += t.dur_ns[e];
-      }
+    for (EventId e : row.events) {
+      const EventId op = t.op_link[e];
+      if (op == kNoEvent || t.detail[op] == UINT32_MAX) continue;
+      if (t.kind[op] != EventKind::CpuOp && t.kind[op] != EventKind::UserAnnotation) continue;
+      OpKernels& k = kernels_of(op);
+      ++k.count;
+      k.ns += t.dur_ns[e];
+    }
   OpModelCache models(t);
 
   for (const KernelRow& row : kernels) {
@@ -183,12 +187,12 @@ RooflineFacts roofline(const Trace& t, const std::vector<KernelRow>& kernels, co
         RooflineGroup g;
         g.example = e;
         g.op = op;
-        g.kernels_per_op = per_op[op].count;
+        g.kernels_per_op = kernels_of(op).count;
         g.cost = model->cost;
         kr.groups.push_back(std::move(g));
       }
       RooflineGroup& g = kr.groups[it->second];
-      const OpKernels& k = per_op[op];
+      const OpKernels& k = kernels_of(op);
       const double share = k.ns > 0 ? static_cast<double>(t.dur_ns[e]) / static_cast<double>(k.ns) : 1.0 / k.count;
       ++g.calls;
       ++kr.modelled_calls;
