@@ -263,16 +263,17 @@ void TraceBuilder::build_tracks() {
   std::vector<uint32_t> counts(t.tracks.size(), 0);
   for (TrackId tr : t.track) ++counts[tr];
   for (size_t i = 0; i < t.tracks.size(); ++i) t.tracks[i].events.reserve(counts[i]);
-  for (EventId e = 0; e < t.size(); ++e) t.tracks[t.track[e]].events.push_back(e);
+  // Which sides each track's events are on, in the same pass that lists them.
+  constexpr uint8_t kGpuSide = 1, kCpuSide = 2;
+  std::vector<uint8_t> sides(t.tracks.size(), 0);
+  for (EventId e = 0; e < t.size(); ++e) {
+    t.tracks[t.track[e]].events.push_back(e);
+    sides[t.track[e]] |= (is_gpu_side(t.kind[e]) ? kGpuSide : 0) | (is_cpu_side(t.kind[e]) ? kCpuSide : 0);
+  }
 
   for (auto& [key, id] : track_ids_) {
     Track& tr = t.tracks[id];
-    bool gpu = false, cpu = false;
-    for (EventId e : tr.events) {
-      gpu |= is_gpu_side(t.kind[e]);
-      cpu |= is_cpu_side(t.kind[e]);
-    }
-    tr.kind = gpu ? TrackKind::Gpu : cpu ? TrackKind::Cpu : TrackKind::Other;
+    tr.kind = sides[id] & kGpuSide ? TrackKind::Gpu : sides[id] & kCpuSide ? TrackKind::Cpu : TrackKind::Other;
     auto named = thread_names_.find(key);
     if (named != thread_names_.end()) tr.name = std::string(t.names.view(named->second));
     while (!tr.name.empty() && tr.name.back() == ' ') tr.name.pop_back();
