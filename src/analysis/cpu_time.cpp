@@ -27,6 +27,7 @@
 
 #include "analysis/event_names.hpp"
 #include "analysis/host_waits.hpp"
+#include "analysis/name_memo.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steady_steps.hpp"
 
@@ -57,28 +58,25 @@ Context context_of_name(std::string_view n) {
   return Context::None;
 }
 
-// The name tests the passes below ask of every event, answered once per distinct name: a trace
-// repeats a few thousand names over millions of events, and the tests search the text.
+// The name tests the passes below ask of every event, answered once per distinct name
+// (name_memo.hpp). Belongs to one pass on one thread.
 class NameTraits {
  public:
-  explicit NameTraits(const StringPool& names) : traits_(names.size() + 1) {
-    for (NameId id = 0; id <= names.size(); ++id) {
-      const std::string_view n = id < names.size() ? names.view(id) : std::string_view{};  // last: no name (Trace::name_slot)
-      traits_[id] = {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n)};
-    }
-  }
-  Context context(const Trace& t, EventId e) const { return of(t, e).context; }
-  bool record_function(const Trace& t, EventId e) const { return of(t, e).record_function; }
-  bool allocator(const Trace& t, EventId e) const { return of(t, e).allocator; }
-  bool data_loader(const Trace& t, EventId e) const { return of(t, e).data_loader; }
+  explicit NameTraits(const Trace& t) : memo_(t, &test) {}
+  Context context(EventId e) { return memo_.of(e).context; }
+  bool record_function(EventId e) { return memo_.of(e).record_function; }
+  bool allocator(EventId e) { return memo_.of(e).allocator; }
+  bool data_loader(EventId e) { return memo_.of(e).data_loader; }
 
  private:
   struct Traits {
     Context context;
     bool record_function, allocator, data_loader;
   };
-  const Traits& of(const Trace& t, EventId e) const { return traits_[t.name_slot(e)]; }
-  std::vector<Traits> traits_;
+  static Traits test(std::string_view n) {
+    return {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n)};
+  }
+  NameMemo<Traits, Traits (*)(std::string_view)> memo_;
 };
 
 // Per event of one thread: the category of its self time by its own kind (rule 4), in one pass
@@ -86,7 +84,7 @@ class NameTraits {
 // subtree launches GPU work. `out` gets each event's category with the context of the events
 // around it by nesting (rules 1–3); the step sums apply the context by time instead (contexts()),
 // which also covers a block entered while a Python frame was open.
-std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, const NameTraits& names,
+std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, NameTraits& names,
                                            HostWaitNames& waits, std::vector<CpuCategory>& out) {
   // Each event's parent's position in tr.events. The track is in nesting order (parents first),
   // and an event passed over by a later one's search for its parent is closed for good (the
@@ -118,13 +116,13 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
   }
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
-  auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !names.record_function(t, e); };
+  auto is_op = [&](EventId e) { return t.kind[e] == EventKind::CpuOp && !names.record_function(e); };
   for (uint32_t i = 0; i < tr.events.size(); ++i) {
     const EventId e = tr.events[i];
     const uint32_t p = index_of_parent[i];
     Slot& s = slot[i];
     const Context inherited = p != UINT32_MAX ? static_cast<Context>(slot[p].context) : Context::None;
-    const Context context = std::max(names.context(t, e), inherited);
+    const Context context = std::max(names.context(e), inherited);
     s.context = static_cast<uint8_t>(context);
     s.top_op = p != UINT32_MAX ? slot[p].top_op : uint8_t{kNoTopOp};
     if (s.top_op == kNoTopOp && is_op(e)) s.top_op = s.launches_below ? kTopOpLaunches : kTopOpQuiet;
@@ -133,8 +131,8 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, cons
     CpuCategory c = CpuCategory::Other;
     if (is_host_api(t.kind[e])) {
       c = waits.of(e) != HostWait::None ? CpuCategory::SyncWait
-          : names.allocator(t, e)       ? CpuCategory::Allocator
-                                        : CpuCategory::Launch;
+          : names.allocator(e)              ? CpuCategory::Allocator
+                                            : CpuCategory::Launch;
     } else if (t.kind[e] == EventKind::Overhead) {
       c = CpuCategory::Launch;  // driver work for a first launch: module and lazy function loading
     } else if (t.kind[e] == EventKind::PythonFunction) {
@@ -154,10 +152,10 @@ struct ContextPiece {
   int64_t start, end;
   Context context;
 };
-std::vector<ContextPiece> contexts(const Trace& t, const Track& tr, const NameTraits& names) {
+std::vector<ContextPiece> contexts(const Trace& t, const Track& tr, NameTraits& names) {
   std::vector<std::tuple<int64_t, int, Context>> edges;  // (time, +1/-1, context)
   for (EventId e : tr.events) {
-    const Context c = names.context(t, e);
+    const Context c = names.context(e);
     if (c == Context::None || t.dur_ns[e] <= 0) continue;
     edges.emplace_back(t.start_ns[e], +1, c);
     edges.emplace_back(t.end_ns(e), -1, c);
@@ -234,7 +232,7 @@ class Windows {
 
 // One sweep over a thread: each instant goes to the innermost open event's category (instants
 // with no open event to Other), then to its context's when a context is open then.
-void sweep_thread(const Trace& t, const Track& tr, const NameTraits& names, const std::vector<CpuCategory>& cats,
+void sweep_thread(const Trace& t, const Track& tr, NameTraits& names, const std::vector<CpuCategory>& cats,
                   std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
   const std::vector<ContextPiece> pieces = contexts(t, tr, names);
@@ -267,7 +265,7 @@ void sweep_thread(const Trace& t, const Track& tr, const NameTraits& names, cons
 
 
 // DataLoader time with no GPU work running, and allocator calls, per window on its thread.
-void data_loading_and_allocator(const Trace& t, const Track& tr, const NameTraits& names,
+void data_loading_and_allocator(const Trace& t, const Track& tr, NameTraits& names,
                                 const std::vector<Interval>& gpu_busy, std::vector<StepFacts*>& windows) {
   Windows lookup(windows);
   for (EventId e : tr.events) {  // by start time
@@ -275,10 +273,10 @@ void data_loading_and_allocator(const Trace& t, const Track& tr, const NameTrait
     const auto it = lookup.first_ending_after(s);
     if (it == lookup.end() || s < (*it)->start_ns) continue;
     StepFacts& w = **it;
-    if (is_host_api(t.kind[e]) && names.allocator(t, e)) ++w.allocator_calls;
-    if (!names.data_loader(t, e)) continue;
+    if (is_host_api(t.kind[e]) && names.allocator(e)) ++w.allocator_calls;
+    if (!names.data_loader(e)) continue;
     bool nested = false;  // count a DataLoader span inside another once
-    for (EventId a = t.parent[e]; a != kNoEvent && !nested; a = t.parent[a]) nested = names.data_loader(t, a);
+    for (EventId a = t.parent[e]; a != kNoEvent && !nested; a = t.parent[a]) nested = names.data_loader(a);
     if (nested) continue;
     const int64_t end = std::min(t.end_ns(e), w.end_ns);
     w.data_loading_gpu_idle_ns += (end - s) - covered_length(gpu_busy, s, end);
@@ -329,7 +327,7 @@ std::string_view to_string(CpuCategory c) {
 std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
-  const NameTraits names(t.names);
+  NameTraits names(t);
   HostWaitNames waits(t);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
@@ -362,7 +360,7 @@ void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, Tr
   if (thread == UINT32_MAX || window.end_ns <= window.start_ns) return;
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
   std::vector<StepFacts*> one{&window};
-  const NameTraits names(t.names);
+  NameTraits names(t);
   HostWaitNames waits(t);
   const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
   sweep_thread(t, t.tracks[thread], names, cats, one);
