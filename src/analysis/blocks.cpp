@@ -67,11 +67,9 @@ class TreeBuilder {
     return python_class_.of(e);
   }
 
-  // trace/steps.hpp's is_profiler_step() for an event of a CPU thread, its name tested once.
-  bool profiler_step(EventId e) {
-    const EventKind k = t_.kind[e];
-    return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) && (name_tests_.of(e) & kProfilerStepName);
-  }
+  // trace/steps.hpp's is_profiler_step(), asked only of the events whose name (tested once) is a
+  // step's.
+  bool profiler_step(EventId e) { return (name_tests_.of(e) & kProfilerStepName) && is_profiler_step(t_, e); }
 
   // The block a node's time is credited to: itself, or the block a library frame is folded into.
   uint32_t owner(uint32_t node) const { return is_block(node) ? owner_[node] : node; }
