@@ -18,14 +18,13 @@ constexpr TrackId kAnyTrack = UINT32_MAX;
 
 void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std::vector<TrackId>& owners) {
   if (windows.empty()) return;
-  StepLookup lookup(windows);
-  auto window_of = [&](int64_t ts) { return lookup.of(ts); };
+  StepLookup window_at(windows);  // the window holding a time
   std::vector<std::vector<Interval>> compute(windows.size()), comm(windows.size());
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (is_host_api(k)) {
-      const int w = window_of(t.start_ns[e]);
+      const int w = window_at.of(t.start_ns[e]);
       if (w < 0) continue;
       if (t.is_launch(e)) ++windows[w].launches;
       if ((owners[w] == kAnyTrack || owners[w] == t.track[e]) &&
@@ -35,7 +34,7 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
       // GPU work belongs to the step that launched it; work with no launch in the trace (MTIA's
       // DMA transfers, which carry no correlation) to the step it starts in.
       const EventId host = t.launch_link[e];
-      const int w = window_of(host != kNoEvent ? t.start_ns[host] : t.start_ns[e]);
+      const int w = window_at.of(host != kNoEvent ? t.start_ns[host] : t.start_ns[e]);
       if (w < 0) continue;
       StepFacts& s = windows[w];
       if (k == EventKind::Kernel) ++s.kernels;
