@@ -86,13 +86,16 @@ void load_each(const std::vector<std::string>& paths, const LoadOptions& options
   std::exception_ptr error;
   size_t error_index = SIZE_MAX;
   std::mutex error_mutex;
+  // LoadOptions::cores, when given, is the whole job's; each load plans for its thread's share.
+  LoadOptions each_load = options;
+  each_load.cores = 0;
   auto work = [&] {
     // Each load, and whatever `each` does with its trace (an analysis), plans its own threads
     // for this thread's share of the cores, not for all of them.
     const CoreShare share(cores / std::max(1u, threads));
     for (size_t i; !failed && (i = next++) < paths.size();) {
       try {
-        each(i, load_trace(paths[i], options));
+        each(i, load_trace(paths[i], each_load));
       } catch (...) {
         std::lock_guard lock(error_mutex);
         // The first file's error in argument order, whichever thread hit it first.
