@@ -4,7 +4,8 @@
 // attention_sdpa (tests/fixtures/blocks/README.md).
 #include <gtest/gtest.h>
 
-#include "analysis/op_cost.hpp"
+#include "analysis/roofline/op_cost.hpp"
+#include "report/roofline_words.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -40,7 +41,7 @@ std::vector<OpInput> cudnn_forward_args(const std::string& causal) {
 
 TEST(AttentionModels, CudnnForwardIsFourBHT2D) {
   const OpModel m = model_op("aten::_cudnn_attention_forward", cudnn_forward_args("False"));
-  ASSERT_TRUE(m.ok) << m.why_not;
+  ASSERT_TRUE(m.ok) << report::describe_no_model(m.why_not);
   EXPECT_DOUBLE_EQ(m.cost.flops, 8'589'934'592.0);
   EXPECT_DOUBLE_EQ(m.cost.flops, kForwardFlops);
   EXPECT_DOUBLE_EQ(m.cost.bytes, 4 * kTensorBytes);  // Q, K, V read, O written
@@ -96,7 +97,7 @@ TEST(AttentionModels, EveryBackwardVariant) {
   };
   for (const Variant& v : variants) {
     const OpModel m = model_op(v.op, v.args);
-    ASSERT_TRUE(m.ok) << v.op << ": " << m.why_not;
+    ASSERT_TRUE(m.ok) << v.op << ": " << report::describe_no_model(m.why_not);
     EXPECT_DOUBLE_EQ(m.cost.flops, v.flops) << v.op;
     EXPECT_DOUBLE_EQ(m.cost.bytes, bytes) << v.op;
   }
@@ -111,7 +112,7 @@ TEST(AttentionModels, CatMovesItsInputsTwice) {
   list.list_dims = {{2, 16, 32}, {2, 16, 32}};
   list.list_element_bytes = 2;
   const OpModel m = model_op("aten::cat", {list, scalar("-1")});
-  ASSERT_TRUE(m.ok) << m.why_not;
+  ASSERT_TRUE(m.ok) << report::describe_no_model(m.why_not);
   EXPECT_DOUBLE_EQ(m.cost.flops, 0);
   EXPECT_DOUBLE_EQ(m.cost.bytes, 2.0 * (2 * 16 * 32 * 2) * 2);
   list.list_element_bytes = 0;

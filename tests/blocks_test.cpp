@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "loader_test_util.hpp"
 #include "test_support.hpp"
 

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <string>
 
-#include "analysis/comm_names.hpp"
-#include "analysis/link_peaks.hpp"
+#include "analysis/comm/comm_names.hpp"
+#include "analysis/comm/link_peaks.hpp"
 #include "explain/finding.hpp"
 #include "loader_test_util.hpp"
 #include "test_support.hpp"

@@ -5,7 +5,7 @@
 // MTIA's runtime names (HTA's MTIA traces). Launches are found by correlation, not by name.
 #include <gtest/gtest.h>
 
-#include "analysis/event_names.hpp"
+#include "analysis/core/event_names.hpp"
 
 namespace whyslow {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/event_names.hpp"
+#include "analysis/core/event_names.hpp"
 #include "explain/highlights.hpp"
 #include "test_support.hpp"
 #include "trace/steps.hpp"

@@ -1,4 +1,4 @@
-// Loops inside steps (analysis/loops.cpp) against what the fixtures are known to hold by
+// Loops inside steps (analysis/steps/loops.cpp) against what the fixtures are known to hold by
 // construction (tests/fixtures/blocks/README.md): each llama step is one generate() of 10 forward
 // passes, 1 prefill of input_ids [2, 16] + 9 decodes of [2, 1]; in llama_generate_static the 9
 // decodes are compiled regions replaying a CUDA graph; blocks_plain's slow block loops over 16

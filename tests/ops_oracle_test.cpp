@@ -43,7 +43,7 @@ void expect_close(double oracle_us, int64_t ours_ns, const std::string& what) {
       << what << ": torch " << oracle_us << " µs, whyslow " << ours_us << " µs";
 }
 
-// Profiler start-up events to which torch also credits kernel time (see src/analysis/ops.cpp).
+// Profiler start-up events to which torch also credits kernel time (see src/analysis/ops/ops.cpp).
 bool torch_credits_overhead(const std::map<Key, OracleRow>& oracle) {
   for (const char* name : {"Runtime Triggered Module Loading", "Lazy Function Loading", "Activity Buffer Request"}) {
     auto it = oracle.find({name, false});

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "explain/finding.hpp"
 #include "test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "analysis/intervals.hpp"
+#include "analysis/core/intervals.hpp"
 #include "analysis/ranks/cross_rank.hpp"
 #include "explain/explain_ranks.hpp"
 #include "test_support.hpp"

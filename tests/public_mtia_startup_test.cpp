@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
-#include "analysis/intervals.hpp"
+#include "analysis/core/intervals.hpp"
 #include "explain/finding.hpp"
 #include "test_support.hpp"
 

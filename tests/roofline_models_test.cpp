@@ -1,8 +1,9 @@
 // FLOPs and bytes of the op models, checked against counts done by hand for concrete shapes, and
-// the ops whyslow has no model for. Hand counts follow the formulas cited in src/analysis/op_cost_*.cpp.
+// the ops whyslow has no model for. Hand counts follow the formulas cited in src/analysis/roofline/op_cost_*.cpp.
 #include <gtest/gtest.h>
 
-#include "analysis/op_cost.hpp"
+#include "analysis/roofline/op_cost.hpp"
+#include "report/roofline_words.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -27,7 +28,7 @@ const std::string kF32 = "float", kBF16 = "c10::BFloat16", kI64 = "long int";
 
 OpCost cost(std::string_view op, const std::vector<OpInput>& in) {
   const OpModel m = model_op(op, in);
-  EXPECT_TRUE(m.ok) << op << ": " << m.why_not;
+  EXPECT_TRUE(m.ok) << op << ": " << report::describe_no_model(m.why_not);
   return m.cost;
 }
 
@@ -170,18 +171,21 @@ TEST(OpModels, DataMovement) {
 TEST(OpModels, UnknownOpsGetNoModelAndSayWhy) {
   OpModel m = model_op("aten::sort", {tensor(kBF16, {8192, 4096}), scalar("False"), scalar("-1"), scalar("False")});
   EXPECT_FALSE(m.ok);
-  EXPECT_EQ(m.why_not, "no model for aten::sort");
+  EXPECT_EQ(m.why_not.reason, NoModelReason::UnknownOp);
+  EXPECT_EQ(report::describe_no_model(m.why_not), "no model for aten::sort");
   m = model_op("my_extension::fused_thing", {tensor(kF32, {16})});
   EXPECT_FALSE(m.ok);
-  EXPECT_EQ(m.why_not, "no model for my_extension::fused_thing");
+  EXPECT_EQ(report::describe_no_model(m.why_not), "no model for my_extension::fused_thing");
   // A known op on a dtype whyslow cannot size: no guess.
   m = model_op("aten::add", {tensor("c10::qint8", {16}), tensor("c10::qint8", {16}), scalar("1")});
   EXPECT_FALSE(m.ok);
-  EXPECT_NE(m.why_not.find("c10::qint8"), std::string::npos);
+  EXPECT_EQ(m.why_not.reason, NoModelReason::UnsupportedTensorType);
+  EXPECT_EQ(report::describe_no_model(m.why_not), "aten::add on a tensor of type 'c10::qint8'");
   // x[idx]: the profiler records no shapes for the index tensors.
   m = model_op("aten::index", {tensor(kBF16, {8192, 4096}), none()});
   EXPECT_FALSE(m.ok);
-  EXPECT_NE(m.why_not.find("index tensors"), std::string::npos);
+  EXPECT_EQ(m.why_not.reason, NoModelReason::IndexShapesNotRecorded);
+  EXPECT_NE(report::describe_no_model(m.why_not).find("index tensors"), std::string::npos);
   // mm with a missing operand shape.
   EXPECT_FALSE(model_op("aten::mm", {tensor(kF32, {16, 16})}).ok);
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "report/roofline_words.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -92,7 +93,8 @@ TEST(RooflinePeaks, MeasuredCeilingsApplyOnlyToTheGpuTheyWereMeasuredOn) {
   other.name = "NVIDIA A100-SXM4-80GB";
   f = analyze(t, {&other});
   EXPECT_FALSE(f.roofline.devices[0].measured);
-  EXPECT_NE(f.roofline.devices[0].note.find("not used"), std::string::npos);
+  EXPECT_EQ(f.roofline.devices[0].peaks_measured_on, "NVIDIA A100-SXM4-80GB");
+  EXPECT_NE(report::describe_unused_peaks(f.roofline.devices[0]).find("not used"), std::string::npos);
 }
 
 TEST(RooflinePeaks, UnknownGpuGetsNoRoofline) {

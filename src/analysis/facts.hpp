@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/comm_names.hpp"
-#include "analysis/roofline.hpp"
+#include "analysis/comm/comm_names.hpp"
+#include "analysis/roofline/roofline.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
-#include "analysis/intervals.hpp"
+#include "analysis/core/intervals.hpp"
 
 namespace whyslow {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "analysis/event_names.hpp"
-#include "analysis/steady_steps.hpp"
+#include "analysis/core/event_names.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "diff/diff.hpp"
 
 namespace whyslow {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "diff/diff.hpp"
 
 namespace whyslow {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "analysis/event_names.hpp"
-#include "analysis/steady_steps.hpp"
+#include "analysis/core/event_names.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
 #include "diff/diff.hpp"
 

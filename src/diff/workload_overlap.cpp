@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "diff/diff.hpp"
 
 namespace whyslow {

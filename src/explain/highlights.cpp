@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "analysis/event_names.hpp"
+#include "analysis/core/event_names.hpp"
 
 namespace whyslow {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
-#include "analysis/intervals.hpp"
+#include "analysis/core/intervals.hpp"
 #include "explain/finding.hpp"
 
 namespace whyslow {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "explain/finding.hpp"
 
 namespace whyslow {

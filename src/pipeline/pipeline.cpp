@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "analysis/gpu_peaks.hpp"
+#include "analysis/roofline/gpu_peaks.hpp"
 #include "trace/slice_trace.hpp"
 #include "trace/steps.hpp"
 

@@ -36,4 +36,37 @@ std::string describe_bound(const BoundBasis& w) {
   return "";
 }
 
+std::string describe_no_model(const NoModel& w) {
+  switch (w.reason) {
+    case NoModelReason::None: return "";
+    case NoModelReason::UnknownOp: return fmt::format("no model for {}", w.op);
+    case NoModelReason::ShapesNotRecorded: return fmt::format("{}: input shapes not recorded (record_shapes=False)", w.op);
+    case NoModelReason::UnrecognisedArguments: return fmt::format("{} with arguments whyslow does not recognise", w.op);
+    case NoModelReason::ScalarMatmul: return fmt::format("{} of a scalar", w.op);
+    case NoModelReason::BatchDimsDoNotBroadcast: return fmt::format("{} with batch dims that do not broadcast", w.op);
+    case NoModelReason::ReducedDimsNotRecorded: return fmt::format("{}: the reduced dims are not recorded", w.op);
+    case NoModelReason::DimOutOfRange: return fmt::format("{}: dim {} out of range", w.op, w.value);
+    case NoModelReason::NormalizedShapeNotRecorded: return fmt::format("{}: normalized_shape not recorded", w.op);
+    case NoModelReason::NoTensorInput: return fmt::format("{} without a tensor input", w.op);
+    case NoModelReason::IndexShapesNotRecorded:
+      return fmt::format("{}: the profiler does not record the index tensors' shapes", w.op);
+    case NoModelReason::ListElementSizeUnknown:
+      return fmt::format("{}: the element size of its tensors is not recorded (TensorList) and its kernel's name does not give it", w.op);
+    case NoModelReason::PackedSequences:
+      return fmt::format("{} on packed variable-length sequences (lengths not in the trace)", w.op);
+    case NoModelReason::ConvParamsNotRecorded: return fmt::format("{}: stride, padding or dilation not recorded", w.op);
+    case NoModelReason::UnsupportedTensorType: return fmt::format("{} on a tensor of type '{}'", w.op, w.detail);
+    case NoModelReason::NoTensorOperands: return fmt::format("{} without tensor operands", w.op);
+    case NoModelReason::ShapesDoNotBroadcast: return fmt::format("{} on shapes that do not broadcast", w.op);
+    case NoModelReason::NoLinkedOp: return "no op linked to the launch (no External id)";
+    case NoModelReason::NotLaunchedByAtenOp: return fmt::format("launched inside '{}', not by an ATen op", w.op);
+  }
+  return "";
+}
+
+std::string describe_unused_peaks(const DeviceCeilings& d) {
+  if (d.peaks_measured_on.empty()) return "";
+  return fmt::format("--peaks was measured on {}, not on this {}: not used", d.peaks_measured_on, d.name);
+}
+
 }  // namespace whyslow::report

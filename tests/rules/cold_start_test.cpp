@@ -1,5 +1,5 @@
 // cold_start at its edges. Whether a step is a cold start is decided by the analysis pass
-// (analysis/cold_start.cpp: ≥ 3× the median of the other steps, ≥ 200 µs longer, start-up work
+// (analysis/cpu/cold_start.cpp: ≥ 3× the median of the other steps, ≥ 200 µs longer, start-up work
 // explaining ≥ half of the extra time; without steps, start-up work ≥ 1 ms and ≥ 10 % of the
 // window, as docs/JSON.md says); the rule words it, and calls it critical from 10× the typical
 // step. The first table runs the rule on the facts alone; the second builds traces around the

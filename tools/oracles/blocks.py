@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Blocks of the user's code (issue 13, items 1-2): an independent oracle read from the raw trace.
 
-Written from the definition in src/analysis/blocks.cpp's header comment, not from the C++:
+Written from the definition in src/analysis/blocks/blocks.cpp's header comment, not from the C++:
   * blocks are record_function annotations (user_annotation, ProfilerStep#N excluded; in 2021
     traces an Operator named like one), `nn.Module: X_n` events, and Python frames
     "file(line): function" of the user's own files (library: <...> frames, site-/dist-packages,

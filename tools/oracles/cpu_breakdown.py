@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU time by category (issue 12, item 1): an independent oracle, read straight from the raw trace.
 
-The definition is src/analysis/cpu_time.cpp's header comment; this file implements it a second way
+The definition is src/analysis/cpu/cpu_time.cpp's header comment; this file implements it a second way
 (a heap of open events per time slice instead of a stack sweep), from the raw JSON, with Python's
 json and Decimal, so tests/cpu_breakdown_oracle.py can hold whyslow's numbers to it.  Per step (a ProfilerStep#N range on a CPU
 thread) every nanosecond of [start, end) on the step's own thread gets exactly one category, so the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Loops inside a step (issue 13, item 5): an independent oracle, read straight from the raw trace.
 
-The definition is src/analysis/loops.cpp's header comment; this file implements it a second way,
+The definition is src/analysis/steps/loops.cpp's header comment; this file implements it a second way,
 by brute force over the raw JSON (Python's json and Decimal, nesting rebuilt with a stack, every
 candidate marker's iterations compared as tuples of names, GPU work summed per iteration from the
 launch calls' correlation ids), so tests/loops_oracle.py can hold whyslow's loops[] to it.

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "analysis/median.hpp"
+#include "analysis/core/median.hpp"
 
 namespace whyslow {
 namespace {

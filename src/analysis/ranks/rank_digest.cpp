@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "trace/steps.hpp"
 
 namespace whyslow {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "analysis/event_names.hpp"
+#include "analysis/core/event_names.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"

@@ -4,7 +4,7 @@
 // itself happened inside the profiled window.
 #include <fmt/core.h>
 
-#include "analysis/event_names.hpp"
+#include "analysis/core/event_names.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"

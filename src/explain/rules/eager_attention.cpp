@@ -1,4 +1,4 @@
-// eager_attention: attention written as matmul → softmax → matmul (analysis/eager_attention.cpp).
+// eager_attention: attention written as matmul → softmax → matmul (analysis/gpu/eager_attention.cpp).
 // The scores [B, H, Tq, Tk] make round trips through device memory between the kernels; one
 // scaled_dot_product_attention call runs a fused kernel (FlashAttention, cuDNN, memory-efficient)
 // that keeps them on chip.
@@ -24,7 +24,7 @@ namespace {
 // not overstated.
 constexpr double kFusedShareOfRoof = 0.35;
 // …and a call takes at least one kernel's fixed cost, however small the shapes: an empty kernel
-// takes about 2 µs from start to end on an H100/H200 (analysis/roofline.hpp, kShortKernelNs).
+// takes about 2 µs from start to end on an H100/H200 (analysis/roofline/roofline.hpp, kShortKernelNs).
 constexpr int64_t kFusedCallMinNs = 2'000;
 // Worth a finding when the saving is real time: 10 µs over the trace and 2 % of GPU busy time
 // (the unfused_elementwise rule's bar for the same kind of saving: intermediates kept on chip).

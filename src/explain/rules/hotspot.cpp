@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"

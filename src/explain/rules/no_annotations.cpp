@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "analysis/median.hpp"
+#include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"

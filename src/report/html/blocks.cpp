@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "report/format.hpp"
 #include "report/html/page_schema.hpp"
 

@@ -4,8 +4,8 @@
 #include <array>
 #include <string>
 
-#include "analysis/event_names.hpp"
-#include "analysis/host_waits.hpp"
+#include "analysis/core/event_names.hpp"
+#include "analysis/cpu/host_waits.hpp"
 
 namespace whyslow::report {
 namespace {

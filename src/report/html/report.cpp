@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "report/json/json_report.hpp"
 #include "report/html/assets.hpp"
 #include "report/html/blocks.hpp"

@@ -1,6 +1,6 @@
 // The roofline part of the HTML report's data: the GPU's roofs (memory bandwidth, peak rate per
 // precision: the datasheet's, and measured ones from --peaks) and one point per kernel whose FLOPs
-// and bytes whyslow could model (analysis/roofline.hpp).
+// and bytes whyslow could model (analysis/roofline/roofline.hpp).
 #pragma once
 
 #include "analysis/facts.hpp"

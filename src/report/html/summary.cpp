@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "analysis/steady_steps.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "report/format.hpp"
 #include "report/html/event_class.hpp"
 #include "report/html/page_schema.hpp"

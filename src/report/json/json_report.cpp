@@ -1,7 +1,7 @@
 // `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
 #include "report/json/comm_json.hpp"
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"

@@ -1,4 +1,4 @@
-// `loops[]`: one object per step whose top-level work repeats (analysis/loops.cpp).
+// `loops[]`: one object per step whose top-level work repeats (analysis/steps/loops.cpp).
 #include "report/json/loops_json.hpp"
 
 namespace whyslow::report {

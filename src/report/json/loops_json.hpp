@@ -6,7 +6,7 @@
 
 namespace whyslow::report {
 
-// "loops": steps whose top-level work repeats, split into their iterations (analysis/loops.cpp).
+// "loops": steps whose top-level work repeats, split into their iterations (analysis/steps/loops.cpp).
 void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts);
 
 }  // namespace whyslow::report

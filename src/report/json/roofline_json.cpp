@@ -64,7 +64,7 @@ void write_kernel_roofline(JsonWriter& w, const Trace& trace, const Facts& facts
   write_verdict(w, kr.total, 0);
   w.key("modelled_calls").unsigned_integer(kr.modelled_calls);
   w.key("no_model_reason");
-  optional_string(w, kr.why_not);
+  optional_string(w, describe_no_model(kr.why_not));
   w.key("shapes").begin_array();
   for (const RooflineGroup& g : kr.groups) {
     w.begin_object();
@@ -97,7 +97,7 @@ void write_ceilings(JsonWriter& w, const Facts& facts) {
     w.key("measured");
     d.measured ? write_rates(w, *d.measured) : (void)w.null();
     w.key("note");
-    optional_string(w, d.note);
+    optional_string(w, describe_unused_peaks(d));
     w.end_object();
   }
   w.end_array();

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/code_origin.hpp"
+#include "analysis/blocks/code_origin.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/tables.hpp"

@@ -1,4 +1,4 @@
-// The loops found inside steps (analysis/loops.cpp): one row per step whose top-level work repeats,
+// The loops found inside steps (analysis/steps/loops.cpp): one row per step whose top-level work repeats,
 // iteration 1 (a generate()'s prefill) apart from the median of the others (its decode passes).
 #include <fmt/core.h>
 

@@ -9,6 +9,7 @@
 
 #include "common/units.hpp"
 #include "report/format.hpp"
+#include "report/roofline_words.hpp"
 #include "report/text/tables.hpp"
 #include "report/text/text_table.hpp"
 
@@ -55,7 +56,7 @@ std::string ceilings_lines(const RooflineFacts& r) {
     }
     out += fmt::format("  {} datasheet: {}\n    source: {}\n", d.name, rates_line(*d.datasheet), d.datasheet->source);
     if (d.measured) out += fmt::format("  measured: {}\n    source: {}\n", rates_line(*d.measured), d.measured->source);
-    if (!d.note.empty()) out += fmt::format("  {}\n", d.note);
+    if (const std::string unused = describe_unused_peaks(d); !unused.empty()) out += fmt::format("  {}\n", unused);
   }
   return out;
 }
@@ -98,7 +99,7 @@ std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_ro
     }
     if (kr.modelled_calls < k.calls && (max_rows == 0 || i < max_rows))
       no_model += fmt::format("  {}: {} of {} calls without a model: {}\n", name, format_count(k.calls - kr.modelled_calls),
-                              format_count(k.calls), kr.why_not);
+                              format_count(k.calls), describe_no_model(kr.why_not));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& [ns, row] : rows) t.add_row(std::move(row));

@@ -1,0 +1,90 @@
+#include "analysis/core/event_names.hpp"
+
+namespace whyslow {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+}  // namespace
+
+bool is_sync_call(std::string_view n) {
+  for (std::string_view prefix : {"cuda", "hip", "cu"}) {
+    if (!starts_with(n, prefix)) continue;
+    const std::string_view rest = n.substr(prefix.size());
+    if (rest == "DeviceSynchronize" || rest == "StreamSynchronize" || rest == "EventSynchronize" ||
+        rest == "CtxSynchronize" || rest == "StreamSynchronize_ptsz")
+      return true;
+  }
+  // MTIA's runtime (cat mtia_runtime, on the host thread).
+  return n == "synchronizeStream" || n == "synchronizeDevice" || n == "synchronizeEvent";
+}
+
+bool is_blocking_copy_call(std::string_view n) {
+  if (n.find("Async") != std::string_view::npos) return false;
+  return starts_with(n, "cudaMemcpy") || starts_with(n, "cuMemcpy") || starts_with(n, "hipMemcpy");
+}
+
+bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
+
+
+bool is_record_function_name(std::string_view n) {
+  return starts_with(n, "## ") || (n.find('#') != std::string_view::npos && !starts_with(n, "aten::"));
+}
+
+bool is_data_loader_span(std::string_view n) {
+  return starts_with(n, "enumerate(DataLoader)#") || starts_with(n, "enumerate(DataPipe)#");
+}
+
+bool is_allocator_call(std::string_view n) {
+  for (std::string_view p : {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+                             "hipMalloc", "hipFree", "hipHostMalloc", "hipHostAlloc", "hipHostFree", "hipMemAlloc",
+                             "hipExtMallocWithFlags"})
+    if (starts_with(n, p)) return true;
+  for (std::string_view prefix : {"cu", "hip"}) {
+    if (!starts_with(n, prefix)) continue;
+    const std::string_view rest = n.substr(prefix.size());
+    for (std::string_view x : {"MemCreate", "MemMap", "MemUnmap", "MemRelease", "MemAddressReserve",
+                               "MemAddressFree", "MemSetAccess"})
+      if (rest == x) return true;
+  }
+  return false;
+}
+
+bool is_stream_or_event_creation(std::string_view n) {
+  for (std::string_view p : {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate", "cuStreamCreate",
+                             "cuStreamDestroy", "cuEventCreate", "hipStreamCreate", "hipStreamDestroy",
+                             "hipEventCreate"})
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+bool is_library_setup_call(std::string_view n) {
+  for (std::string_view p : {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaGetSymbolAddress",
+                             "cudaDeviceGetAttribute", "cudaOccupancy", "cudaGetDeviceProperties",
+                             "cudaGetFuncBySymbol", "cuModule", "cuLibrary", "cuKernelGet", "cuFuncGetAttribute",
+                             "cuFuncSetAttribute", "hipFuncGetAttributes", "hipFuncSetAttribute",
+                             "hipGetSymbolAddress", "hipDeviceGetAttribute", "hipOccupancy",
+                             "hipGetDeviceProperties", "hipGetFuncBySymbol", "hipModule"})
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+bool is_cuda_or_hip_api(std::string_view n) { return starts_with(n, "cu") || starts_with(n, "hip"); }
+
+bool is_copy_call(std::string_view n) { return n.find("Memcpy") != std::string_view::npos; }
+
+bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
+bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
+
+bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
+bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
+bool is_compiled_graph_call(std::string_view n) { return starts_with(n, "## Call CompiledFxGraph"); }
+bool is_compilation_event(std::string_view n) {
+  return ends_with(n, "(dynamo_timed)") || n == "entire_frame_compile";
+}
+bool is_triton_kernel(std::string_view n) { return starts_with(n, "triton_"); }
+
+}  // namespace whyslow

@@ -1,0 +1,278 @@
+// Cold start: the step far longer than the others, and what inside it made it long. Each cause
+// is a class of events (module loading, allocation, …); a class's time is the part of its
+// events' union not already claimed by a class listed before it, so nested events (module
+// loading inside cudaFuncGetAttributes) are never counted twice and the causes add up to at
+// most the step.
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+
+#include "analysis/core/event_names.hpp"
+#include "analysis/cpu/host_waits.hpp"
+#include "trace/steps.hpp"
+#include "analysis/passes.hpp"
+#include "analysis/steps/steady_steps.hpp"
+
+namespace whyslow {
+namespace {
+
+// A step is an outlier when it is at least this many times the median of the others: run-to-run
+// noise of steady steps stays well under 2×, while start-up costs are 10–1000×.
+constexpr double kOutlierRatio = 3.0;
+// …and longer than the median by at least this much: below 200 µs a slow step is not worth a
+// reader's attention even if it is 3× the others (tiny steps jitter by that much).
+constexpr int64_t kOutlierMinExcessNs = 200'000;
+// …and start-up work must account for at least half of its extra time; a step that is slow for
+// other reasons (contention, a data-dependent branch) is not a cold start.
+constexpr double kMinExplainedShare = 0.5;
+// Without steps, the whole window counts as cold when start-up work takes this share of it.
+constexpr double kWindowColdShare = 0.10;
+constexpr int64_t kWindowColdMinNs = 1'000'000;
+
+// A single CUDA/HIP runtime or driver call this long is a one-off start-up cost when the GPU sits
+// idle through it: warm, the calls that are not waits (launches, allocations, stream creation,
+// queries) return in microseconds, 10^4 times less, while the first ones create the device context
+// (alexnet, HTA: 29.9 s of cudaDeviceGetStreamPriorityRange), load a kernel's module (its 3.06 s
+// second cudaLaunchKernel) or reserve memory (PARAM resnet: a 788 ms first cudaFree). Whether the
+// call is the first of its name does not decide it: the slow launch is often the first of a given
+// kernel, not the first launch (alexnet, and every new kernel of a ROCm layer test).
+constexpr int64_t kSlowCallNs = 100'000'000;
+// …and the GPU is busy at most this share of the call: a call the GPU works through is waiting for
+// it (cudaFree synchronizes the device; a steady-state free behind 100 ms of queued kernels is
+// alloc_churn's business, not start-up). Start-up calls in the corpus see an idle GPU.
+constexpr double kSlowCallMaxGpuBusyShare = 0.10;
+
+// What the classes look at besides the event itself.
+struct ColdInput {
+  const Trace& t;
+  std::vector<EventId> slow_calls;  // ascending
+  EventId first_api_call = kNoEvent;  // the trace's first CUDA/HIP runtime or driver call
+  bool slow(EventId e) const { return std::binary_search(slow_calls.begin(), slow_calls.end(), e); }
+};
+
+ColdInput find_slow_calls(const Trace& t, const std::vector<Interval>& gpu_busy) {
+  ColdInput in{t, {}, kNoEvent};
+  HostWaitNames waits(t);
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!is_host_api(t.kind[e]) || !is_cuda_or_hip_api(t.name_of(e))) continue;
+    if (in.first_api_call == kNoEvent || t.start_ns[e] < t.start_ns[in.first_api_call]) in.first_api_call = e;
+    if (t.dur_ns[e] < kSlowCallNs || waits.of(e) != HostWait::None || is_copy_call(t.name_of(e))) continue;
+    const int64_t busy = covered_length(gpu_busy, t.start_ns[e], t.end_ns(e));
+    if (static_cast<double>(busy) > kSlowCallMaxGpuBusyShare * static_cast<double>(t.dur_ns[e])) continue;
+    in.slow_calls.push_back(e);
+  }
+  return in;
+}
+
+struct CauseClass {
+  ColdCauseKind kind;
+  bool (*matches)(const ColdInput&, EventId);
+};
+
+bool overhead_named(const Trace& t, EventId e, std::string_view n) {
+  return t.kind[e] == EventKind::Overhead && t.name_of(e) == n;
+}
+
+// In claiming order: the profiler's own records of module loading come before the slow call they
+// happen in, so the call keeps only the time they do not explain; a slow call is claimed as such
+// before the name classes, which describe the steady cost of many small calls.
+const CauseClass kCauses[] = {
+    {ColdCauseKind::Compilation,
+     [](const ColdInput& in, EventId e) { return is_compilation_event(in.t.name_of(e)); }},
+    {ColdCauseKind::ModuleLoading,
+     [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Runtime Triggered Module Loading"); }},
+    {ColdCauseKind::LazyLoading,
+     [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Lazy Function Loading"); }},
+    {ColdCauseKind::ProfilerBuffers,
+     [](const ColdInput& in, EventId e) {
+       return in.t.kind[e] == EventKind::Overhead && is_profiler_buffer_request(in.t.name_of(e));
+     }},
+    {ColdCauseKind::ContextCreation,
+     [](const ColdInput& in, EventId e) { return e == in.first_api_call && in.slow(e); }},
+    {ColdCauseKind::SlowFirstUse,
+     [](const ColdInput& in, EventId e) { return e != in.first_api_call && in.slow(e); }},
+    {ColdCauseKind::MemoryAllocation,
+     [](const ColdInput& in, EventId e) { return is_host_api(in.t.kind[e]) && is_allocator_call(in.t.name_of(e)); }},
+    {ColdCauseKind::StreamEventCreation,
+     [](const ColdInput& in, EventId e) {
+       return is_host_api(in.t.kind[e]) && is_stream_or_event_creation(in.t.name_of(e));
+     }},
+    {ColdCauseKind::LibrarySetup,
+     [](const ColdInput& in, EventId e) { return is_host_api(in.t.kind[e]) && is_library_setup_call(in.t.name_of(e)); }},
+};
+
+// Returns the union of the time the named classes claimed.
+std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
+  const Trace& t = in.t;
+  // One pass over the trace for all the classes: each event starting in the window goes to every
+  // class it matches (a list per class, in event order).
+  std::array<std::vector<EventId>, std::size(kCauses)> matched;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.start_ns[e] < start || t.start_ns[e] > end) continue;
+    for (size_t k = 0; k < std::size(kCauses); ++k)
+      if (kCauses[k].matches(in, e)) matched[k].push_back(e);
+  }
+  std::vector<Interval> claimed;
+  std::vector<std::pair<int64_t, EventId>> longest;
+  for (size_t k = 0; k < std::size(kCauses); ++k) {
+    std::vector<Interval> mine;
+    ColdCause c;
+    c.kind = kCauses[k].kind;
+    for (EventId e : matched[k]) {
+      ++c.count;
+      mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
+      longest.emplace_back(t.dur_ns[e], e);
+    }
+    if (mine.empty()) continue;
+    merge_intervals(mine);
+    for (const Interval& iv : mine) c.total_ns += (iv.second - iv.first) - covered_length(claimed, iv.first, iv.second);
+    claimed.insert(claimed.end(), mine.begin(), mine.end());
+    merge_intervals(claimed);
+    if (c.total_ns > 0) f.causes.push_back(std::move(c));
+  }
+  // An event can match two classes (a slow cudaFree is also an allocation): list it once.
+  std::sort(longest.rbegin(), longest.rend());
+  longest.erase(std::unique(longest.begin(), longest.end()), longest.end());
+  for (size_t i = 0; i < longest.size() && i < 5; ++i) f.evidence.push_back(longest[i].second);
+  return claimed;
+}
+
+bool is_top_level_op(const Trace& t, EventId e) {
+  if (t.kind[e] != EventKind::CpuOp) return false;
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+    if (t.kind[a] == EventKind::CpuOp) return false;
+  return true;
+}
+
+// Without torch ops (a native program recorded by the whyslow profiler), the scopes play the ops'
+// part: a user annotation that is not a ProfilerStep and has no such annotation above it.
+bool is_top_level_scope(const Trace& t, EventId e) {
+  auto is_scope = [&](EventId x) {
+    return t.kind[x] == EventKind::UserAnnotation && !is_profiler_step(t, x);
+  };
+  if (!is_scope(e)) return false;
+  for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+    if (is_scope(a)) return false;
+  return true;
+}
+
+// First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
+// creating its handle, building a dispatch table. Measured per top-level op as its time in the
+// slow step not claimed by a named class, minus the same op's median time in the other steps.
+void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t slow,
+                     const std::vector<Interval>& claimed, ColdStartFacts& f) {
+  const StepFacts& s = steps[slow];
+  StepLookup step_lookup(steps);
+  bool any_op = false;
+  for (EventId e = 0; e < t.size() && !any_op; ++e) any_op = t.kind[e] == EventKind::CpuOp;
+  std::unordered_map<NameId, std::vector<int64_t>> typical;
+  std::vector<EventId> in_slow;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (any_op ? !is_top_level_op(t, e) : !is_top_level_scope(t, e)) continue;
+    const int i = step_lookup.of(t.start_ns[e]);
+    if (i < 0) continue;
+    if (static_cast<size_t>(i) == slow) in_slow.push_back(e);
+    else typical[t.name[e]].push_back(t.dur_ns[e]);
+  }
+  ColdCause c;
+  c.kind = ColdCauseKind::FirstCallWork;
+  f.first_calls_in_ops = any_op;
+  std::vector<std::pair<int64_t, EventId>> largest;
+  for (EventId e : in_slow) {
+    auto it = typical.find(t.name[e]);
+    if (it == typical.end()) continue;  // never ran in a steady step: no baseline to compare with
+    std::vector<int64_t>& d = it->second;
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    const int64_t usual = d[d.size() / 2];
+    const int64_t own = t.dur_ns[e] - covered_length(claimed, t.start_ns[e], std::min(t.end_ns(e), s.end_ns));
+    if (own - usual <= 0 || t.dur_ns[e] < kOutlierRatio * static_cast<double>(usual)) continue;
+    ++c.count;
+    c.total_ns += own - usual;
+    largest.emplace_back(own - usual, e);
+  }
+  if (c.total_ns <= 0) return;
+  std::sort(largest.rbegin(), largest.rend());
+  for (size_t i = 0; i < largest.size() && i < 2; ++i) f.evidence.insert(f.evidence.begin(), largest[i].second);
+  f.causes.push_back(std::move(c));
+}
+
+void sort_causes(ColdStartFacts& f) {
+  std::sort(f.causes.begin(), f.causes.end(),
+            [](const ColdCause& a, const ColdCause& b) { return a.total_ns > b.total_ns; });
+}
+
+}  // namespace
+
+ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy) {
+  ColdStartFacts f;
+  const ColdInput in = find_slow_calls(t, gpu_busy);
+  if (steps.size() >= 2) {
+    size_t slow = 0;
+    for (size_t i = 1; i < steps.size(); ++i)
+      if (steps[i].duration_ns > steps[slow].duration_ns) slow = i;
+    std::vector<int64_t> others;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (i != slow) others.push_back(steps[i].duration_ns);
+    std::sort(others.begin(), others.end());
+    const int64_t median = others[others.size() / 2];
+    const int64_t d = steps[slow].duration_ns;
+    if (d < kOutlierRatio * static_cast<double>(median) || d - median < kOutlierMinExcessNs) return f;
+    const std::vector<Interval> claimed = explain_window(in, steps[slow].start_ns, steps[slow].end_ns, f);
+    first_call_work(t, steps, slow, claimed, f);
+    sort_causes(f);
+    // The profiler's own buffer requests are not the program's start-up (profiler_artifact reports
+    // them): a step slow only because of them (the first recorded step of a warm run, where CUPTI
+    // asks for its first buffer) is no cold start, so they count neither as excess nor as explained.
+    int64_t explained = 0, profiler = 0;
+    for (const ColdCause& c : f.causes) (c.kind == ColdCauseKind::ProfilerBuffers ? profiler : explained) += c.total_ns;
+    const int64_t excess = d - median - profiler;
+    if (excess < kOutlierMinExcessNs || explained < kMinExplainedShare * static_cast<double>(excess))
+      return ColdStartFacts{};
+    f.step_index = static_cast<int>(slow);
+    f.step_ns = d;
+    f.typical_step_ns = median;
+    return f;
+  }
+  // No steps to compare: the whole window is cold if start-up work dominates it.
+  int64_t start = INT64_MAX, end = INT64_MIN;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
+    start = std::min(start, t.start_ns[e]);
+    end = std::max(end, t.end_ns(e));
+  }
+  if (start >= end) return f;
+  // The start-up stretch: up to the end of the last slow one-off call, whether or not the finding
+  // fires (each such call is start-up by its own definition).
+  for (EventId e : in.slow_calls) f.startup_end_ns = std::max(f.startup_end_ns, t.end_ns(e));
+  ColdStartFacts w;
+  explain_window(in, start, end, w);
+  sort_causes(w);
+  int64_t total = 0;
+  for (const ColdCause& c : w.causes) total += c.total_ns;
+  if (total < kWindowColdMinNs || total < kWindowColdShare * static_cast<double>(end - start)) return f;
+  w.step_ns = end - start;
+  w.startup_end_ns = f.startup_end_ns;
+  return w;
+}
+
+}  // namespace whyslow
+
+namespace whyslow {
+
+std::string_view to_string(ColdCauseKind kind) {
+  switch (kind) {
+    case ColdCauseKind::Compilation: return "compilation";
+    case ColdCauseKind::ModuleLoading: return "module_loading";
+    case ColdCauseKind::LazyLoading: return "lazy_loading";
+    case ColdCauseKind::ProfilerBuffers: return "profiler_buffers";
+    case ColdCauseKind::MemoryAllocation: return "memory_allocation";
+    case ColdCauseKind::StreamEventCreation: return "stream_event_creation";
+    case ColdCauseKind::LibrarySetup: return "library_setup";
+    case ColdCauseKind::ContextCreation: return "context_creation";
+    case ColdCauseKind::SlowFirstUse: return "slow_first_use";
+    case ColdCauseKind::FirstCallWork: return "first_call_work";
+  }
+  return "first_call_work";
+}
+
+}  // namespace whyslow

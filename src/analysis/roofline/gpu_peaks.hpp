@@ -1,0 +1,40 @@
+// What a GPU can do at most: peak arithmetic rate per precision, memory bandwidth, L2 size and
+// SM count. From the vendors' datasheets (gpu_peaks.cpp, each with its source), or measured on
+// the machine and read from a peaks file (`--peaks FILE`, format in docs/JSON.md).
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "analysis/core/op_inputs.hpp"
+
+namespace whyslow {
+
+struct Ceilings {
+  std::string name;    // the GPU, as its driver names it: "NVIDIA H200"
+  std::string source;  // the datasheet (title and URL), or the peaks file and when it was measured
+  // Dense peak FLOP/s (OP/s for int8) by Precision; 0 where unknown or not supported. FP32 is
+  // the rate of plain fp32 arithmetic (CUDA cores), the roof of fp32 GEMMs without TF32 and of
+  // all non-matrix work; the others are the matrix (tensor core) rates.
+  std::array<double, kPrecisions> flop_per_s{};
+  double bytes_per_s = 0;  // device memory bandwidth
+  int64_t l2_bytes = 0;    // the last cache before device memory
+  int32_t sm_count = 0;
+
+  double flops(Precision p) const { return flop_per_s[static_cast<size_t>(p)]; }
+};
+
+// The datasheet entry for a GPU, matched by its exact name as the driver reports it
+// (deviceProperties.name, case-insensitive); nullptr for GPUs not in the table, whose roofline
+// whyslow does not guess.
+const Ceilings* datasheet_ceilings(std::string_view device_name);
+
+// Whether two GPU names are the same (case and surrounding spaces aside).
+bool same_gpu_name(std::string_view a, std::string_view b);
+
+// Reads a peaks file (what tools/measure_ceilings.py writes). Throws std::runtime_error with a
+// message that names the file and what is wrong.
+Ceilings load_ceilings_file(const std::string& path);
+
+}  // namespace whyslow

@@ -1,0 +1,245 @@
+// Loops inside a step: a step that does the same work N times (the forward passes of an HF
+// generate(), a micro-batch loop) is split into its iterations by the repetition of its top-level
+// work. No op or module name is special: the pass looks at the sequence of names of the events
+// directly under the step on its thread (ops, modules, Python frames, compiled regions, runtime
+// calls such as cudaGraphLaunch) and finds a name that opens every iteration.
+//
+// The definition, step by step (tools/oracles/loops.py implements it again, by brute force):
+// 1. The block: the step, or, while one child of the block fills ≥ kSingleChildShare of it, that
+//    child (a record_function or a generate() frame around everything). Its children, in time
+//    order, are the top-level events; their names are the sequence S.
+// 2. A marker candidate is a name occurring ≥ kMinIterations times in S whose gaps (positions
+//    between consecutive occurrences) after the first are all within kGapTolerance of their
+//    median, the period p. The first gap is iteration 1, which may differ (a prefill); an
+//    occurrence whose gap to the next is under p/2 is not an iteration of this loop but the
+//    same name in the set-up before it, and is dropped from the front (at most
+//    kMaxSetupOccurrences of them).
+// 3. Iteration k spans from the k-th occurrence to the next; the last from the last occurrence
+//    over at most p events (what follows is the step's epilogue), kept only when it holds at least
+//    p/2 events (else it is a partial iteration: the marker also ran after the loop).
+// 4. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
+//    (a name that happens to be evenly spaced in work that does not repeat is not a loop).
+// 5. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
+//    earliest start). Covering the most events is what makes iteration 1 start where the loop's
+//    work starts: every marker of the same loop has the same period, and the one opening the
+//    iteration earliest covers the most.
+// 6. The loop is kept when it covers ≥ kMinLoopShare of the step's time and of its top-level events.
+//
+// Cost: linear in the step's events on its thread (positions are grouped by name in one pass, each
+// candidate's gaps are its own positions, and sequence comparisons hash each iteration once).
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "analysis/core/median.hpp"
+#include "analysis/core/op_inputs.hpp"
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+namespace {
+
+// Fewer than three iterations is no evidence of a loop: the first may differ, so a loop must
+// show at least two that repeat.
+constexpr size_t kMinIterations = 3;
+// Iterations of one loop differ by a few top-level events (the last decode pass of generate()
+// skips a cache update: 78 events instead of 79); 10 % allows that, not different work.
+constexpr double kGapTolerance = 0.10;
+// Set-up work before a loop shares the marker's name a few times at most (generate()'s input
+// checks run one `is_nonzero` before its loop): a name needing more occurrences dropped from the
+// front is no marker. Also what keeps a name's test linear in its occurrences.
+constexpr size_t kMaxSetupOccurrences = 3;
+// A wrapper filling 90 % of its parent (a record_function or a Python frame around the whole
+// step) is descended into: the loop is among its children, not the parent's one child.
+constexpr double kSingleChildShare = 0.90;
+// Half of iterations 2..N, and at least two of them, must repeat one sequence of names exactly: a
+// last iteration that differs, or a rare branch, is allowed; evenly spaced occurrences in work
+// that does not repeat are not (four layers of a model, one of them a different class, are not
+// four iterations of one loop).
+constexpr double kMinMatchingShare = 0.5;
+constexpr size_t kMinMatching = 2;
+// A loop under half the step's time or half its top-level events does not split the step: the
+// step is something else with a loop inside (a layer loop inside a forward pass that a backward
+// follows, a few small ops repeated next to one long one).
+constexpr double kMinLoopShare = 0.5;
+
+std::vector<EventId> children(const Trace& t, EventId parent) {
+  const std::vector<EventId>& ev = t.tracks[t.track[parent]].events;
+  auto it = std::lower_bound(ev.begin(), ev.end(), t.start_ns[parent],
+                             [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  std::vector<EventId> out;
+  for (; it != ev.end() && t.start_ns[*it] <= t.end_ns(parent); ++it)
+    if (t.parent[*it] == parent && t.kind[*it] != EventKind::Instant) out.push_back(*it);
+  return out;
+}
+
+EventId longest_of(const Trace& t, const std::vector<EventId>& events) {
+  return *std::max_element(events.begin(), events.end(), [&](EventId a, EventId b) { return t.dur_ns[a] < t.dur_ns[b]; });
+}
+
+// The block whose children may repeat, and those children.
+std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step) {
+  EventId block = step;
+  std::vector<EventId> kids = children(t, block);
+  while (!kids.empty()) {
+    const EventId longest = longest_of(t, kids);
+    if (static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(t.dur_ns[block])) break;
+    std::vector<EventId> next = children(t, longest);
+    if (next.empty()) break;
+    block = longest;
+    kids = std::move(next);
+  }
+  return {block, std::move(kids)};
+}
+
+struct Iterations {
+  NameId marker = kNoName;
+  uint32_t period = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> spans;  // [first, last] positions in S, per iteration
+  size_t covered() const { return spans.empty() ? 0 : spans.back().second + 1 - spans.front().first; }
+};
+
+// Steps 2–4 of the definition for one name's positions; nothing when it does not mark a loop.
+std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const std::vector<uint64_t>& prefix_hash,
+                                        const std::vector<uint64_t>& powers, NameId name,
+                                        std::vector<uint32_t> pos) {
+  for (size_t dropped = 0;; ++dropped) {
+    if (pos.size() < kMinIterations) return std::nullopt;
+    std::vector<int64_t> later;
+    for (size_t i = 2; i < pos.size(); ++i) later.push_back(pos[i] - pos[i - 1]);
+    const int64_t p = median(later);
+    if (p <= 0) return std::nullopt;
+    if (2 * static_cast<int64_t>(pos[1] - pos[0]) >= p) break;
+    if (dropped == kMaxSetupOccurrences) return std::nullopt;
+    pos.erase(pos.begin());  // set-up work that happens to share the marker's name
+  }
+  if (pos.size() < kMinIterations) return std::nullopt;
+  std::vector<int64_t> later;
+  for (size_t i = 2; i < pos.size(); ++i) later.push_back(pos[i] - pos[i - 1]);
+  const int64_t p = median(later);
+  const double slack = std::max(1.0, kGapTolerance * static_cast<double>(p));
+  for (int64_t g : later)
+    if (std::abs(static_cast<double>(g - p)) > slack) return std::nullopt;
+  Iterations it;
+  it.marker = name;
+  it.period = static_cast<uint32_t>(p);
+  for (size_t i = 0; i + 1 < pos.size(); ++i) it.spans.emplace_back(pos[i], pos[i + 1] - 1);
+  const size_t last_end = std::min(seq.size(), static_cast<size_t>(pos.back()) + static_cast<size_t>(p));
+  if (2 * (last_end - pos.back()) >= static_cast<size_t>(p)) it.spans.emplace_back(pos.back(), last_end - 1);
+  if (it.spans.size() < kMinIterations) return std::nullopt;
+  // Iterations 2..N repeating one sequence of names: compare polynomial hashes of their spans.
+  const auto hash = [&](std::pair<uint32_t, uint32_t> s) {
+    return prefix_hash[s.second + 1] - prefix_hash[s.first] * powers[s.second + 1 - s.first];
+  };
+  std::unordered_map<uint64_t, size_t> same;
+  size_t most = 0;
+  for (size_t i = 1; i < it.spans.size(); ++i) most = std::max(most, ++same[hash(it.spans[i])]);
+  if (most < kMinMatching || static_cast<double>(most) < kMinMatchingShare * static_cast<double>(it.spans.size() - 1))
+    return std::nullopt;
+  return it;
+}
+
+std::optional<Iterations> find_iterations(const std::vector<NameId>& seq) {
+  // Polynomial hashes of every prefix (mod 2^64): an iteration's hash in O(1).
+  constexpr uint64_t kBase = 1'000'003;
+  std::vector<uint64_t> prefix(seq.size() + 1, 0), powers(seq.size() + 1, 1);
+  for (size_t i = 0; i < seq.size(); ++i) {
+    prefix[i + 1] = prefix[i] * kBase + seq[i] + 1;
+    powers[i + 1] = powers[i] * kBase;
+  }
+  std::unordered_map<NameId, std::vector<uint32_t>> positions;
+  for (size_t i = 0; i < seq.size(); ++i) positions[seq[i]].push_back(static_cast<uint32_t>(i));
+  std::optional<Iterations> best;
+  for (auto& [name, pos] : positions) {
+    if (pos.size() < kMinIterations) continue;
+    auto found = iterations_of(seq, prefix, powers, name, pos);
+    if (!found) continue;
+    if (!best || found->covered() > best->covered() ||
+        (found->covered() == best->covered() && found->spans.front().first < best->spans.front().first))
+      best = std::move(found);
+  }
+  return best;
+}
+
+// The token ids' shape [B, S] of the first aten::embedding in [start, end) on the thread.
+std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, TrackId thread, int64_t start, int64_t end) {
+  const std::vector<EventId>& ev = t.tracks[thread].events;
+  auto it = std::lower_bound(ev.begin(), ev.end(), start, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  for (; it != ev.end() && t.start_ns[*it] < end; ++it) {
+    if (t.kind[*it] != EventKind::CpuOp || t.name_of(*it) != "aten::embedding") continue;
+    const auto in = op_inputs(t, *it);
+    if (!in || in->size() < 2 || (*in)[1].dims.size() != 2) return std::nullopt;
+    return std::make_pair((*in)[1].dims[0], (*in)[1].dims[1]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& steps) {
+  std::vector<LoopFacts> loops;
+  std::vector<StepFacts> windows;  // every iteration of every loop, in time order
+  std::vector<TrackId> owners;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const auto [block, kids] = top_level(t, steps[s].event);
+    std::vector<NameId> seq;
+    seq.reserve(kids.size());
+    for (EventId e : kids) seq.push_back(t.name[e]);
+    const auto found = find_iterations(seq);
+    if (!found) continue;
+    LoopFacts loop;
+    loop.step = s;
+    loop.block = block;
+    loop.marker = found->marker;
+    loop.period = found->period;
+    for (size_t i = 0; i < found->spans.size(); ++i) {
+      const auto [first, last] = found->spans[i];
+      StepFacts w;
+      w.event = kids[first];
+      w.name = std::string(t.name_of(kids[first]));
+      w.start_ns = t.start_ns[kids[first]];
+      // An iteration ends where the next begins; the last where its last event ends.
+      w.end_ns = i + 1 < found->spans.size() ? t.start_ns[kids[found->spans[i + 1].first]] : t.end_ns(kids[last]);
+      loop.iterations.push_back(std::move(w));
+    }
+    const int64_t span = loop.iterations.back().end_ns - loop.iterations.front().start_ns;
+    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(steps[s].end_ns - steps[s].start_ns) ||
+        static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
+      continue;
+    loops.push_back(std::move(loop));
+  }
+  for (const LoopFacts& l : loops)
+    for (const StepFacts& w : l.iterations) {
+      windows.push_back(w);
+      owners.push_back(t.track[steps[l.step].event]);
+    }
+  measure_windows(t, windows, owners);
+  size_t next = 0;
+  for (LoopFacts& l : loops) {
+    std::vector<int64_t> wall, cpu, gpu;
+    for (size_t i = 0; i < l.iterations.size(); ++i) {
+      l.iterations[i] = windows[next++];
+      if (i == 0) continue;
+      wall.push_back(l.iterations[i].duration_ns);
+      cpu.push_back(l.iterations[i].cpu_ns);
+      gpu.push_back(l.iterations[i].gpu_busy_ns);
+    }
+    l.median_ns = median(wall);
+    l.cpu_median_ns = median(cpu);
+    l.gpu_median_ns = median(gpu);
+    const TrackId thread = t.track[steps[l.step].event];
+    const StepFacts& first = l.iterations.front();
+    const StepFacts& typical = l.iterations[1];
+    const auto prefill = token_shape(t, thread, first.start_ns, first.end_ns);
+    const auto decode = token_shape(t, thread, typical.start_ns, typical.end_ns);
+    // Tokens only for the prefill → decode signature: later iterations embed fewer tokens per
+    // sequence than the first, or none on the host (a compiled decode pass). Equal shapes (a
+    // pipeline's batches, a vision model's patch positions) say nothing about tokens.
+    if (prefill && (!decode || (decode->first == prefill->first && decode->second < prefill->second))) {
+      l.first_tokens = prefill->first * prefill->second;
+      l.tokens_per_iteration = decode ? decode->first * decode->second : prefill->first;
+    }
+  }
+  return loops;
+}
+
+}  // namespace whyslow
