@@ -267,6 +267,43 @@ def record_one(name, outdir):
         json.dump(oracle, f, indent=1)
 
 
+def run_each(script, outdir, names, timeout_of=lambda name: None, env_of=lambda name: None, budget_s=None):
+    """Runs `script OUTDIR --one NAME` in a fresh process for each name, so that a cold workload
+    sees a process's first CUDA calls and none inherits another's state. A case that fails, times
+    out (timeout_of(name) seconds) or would start past budget_s does not stop the others. Prints a
+    line per case and a table; returns the names that did not succeed."""
+    import time
+    start = time.time()
+    failed, summary = [], []
+    for name in names:
+        t0 = time.time()
+        left = None if budget_s is None else budget_s - (t0 - start)
+        if left is not None and left < 20:
+            rc = "skipped (time budget)"
+        else:
+            timeout = timeout_of(name)
+            if left is not None:
+                timeout = min(timeout or left, left)
+            print(f"===== {name} (started at {t0 - start:.1f} s)", flush=True)
+            try:
+                rc = subprocess.run([sys.executable, os.path.abspath(script), outdir, "--one", name],
+                                    env=env_of(name), timeout=timeout).returncode
+            except subprocess.TimeoutExpired:
+                rc = "timeout"
+        path = os.path.join(outdir, name + ".json.gz")
+        size = os.path.getsize(path) if os.path.exists(path) else None
+        summary.append((name, rc, size, time.time() - t0))
+        print(f"{name}: {'ok' if rc == 0 else 'FAILED rc=%s' % rc} ({time.time() - t0:.1f} s, {size} bytes)",
+              flush=True)
+        if rc != 0:
+            failed.append(name)
+    width = max([len(n) for n in names] + [4])
+    print(f"\n{'name':{width}s} rc        trace bytes   seconds")
+    for name, rc, size, secs in summary:
+        print(f"{name:{width}s} {str(rc):9s} {str(size):13s} {secs:7.1f}")
+    return failed
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -274,13 +311,7 @@ def main():
         record_one(sys.argv[3], outdir)
         return
     names = sys.argv[2:] or list(WORKLOADS)
-    failed = []
-    for name in names:
-        r = subprocess.run([sys.executable, __file__, outdir, "--one", name])
-        print(f"{name}: {'ok' if r.returncode == 0 else 'FAILED rc=%d' % r.returncode}", flush=True)
-        if r.returncode != 0:
-            failed.append(name)
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if run_each(__file__, outdir, names) else 0)
 
 
 if __name__ == "__main__":

@@ -632,26 +632,7 @@ def main():
             f"train step (incl. loss.item()) {one:.2f} ms with 1 layer, {per_layer:.2f} ms per extra layer "
             f"-> {layers} layers for a {GPU_STEP_TARGET_MS} ms target")
         print("cnn calibration:", os.environ["RECORD_CNN_CALIBRATION"], flush=True)
-    failed = []
-    summary = []
-    for name in names:
-        t0 = time.time()
-        try:
-            r = subprocess.run([sys.executable, os.path.abspath(__file__), outdir, "--one", name],
-                               timeout=TIMEOUT_S.get(name, 150))
-            rc = r.returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
-        path = os.path.join(outdir, name + ".json.gz")
-        size = os.path.getsize(path) if os.path.exists(path) else None
-        summary.append((name, rc, size, time.time() - t0))
-        print(f"{name}: {'ok' if rc == 0 else 'FAILED rc=%s' % rc} ({time.time() - t0:.1f} s, {size} bytes)",
-              flush=True)
-        if rc != 0:
-            failed.append(name)
-    print("\nname                             rc        trace bytes   seconds")
-    for name, rc, size, secs in summary:
-        print(f"{name:32s} {str(rc):9s} {str(size):13s} {secs:7.1f}")
+    failed = record_fixtures.run_each(__file__, outdir, names, timeout_of=lambda name: TIMEOUT_S.get(name, 150))
     sys.exit(1 if failed else 0)
 
 

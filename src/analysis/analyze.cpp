@@ -27,6 +27,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     f.steps = measure_steps(trace);
     // These read only the steps' bounds, which the CPU-time pass below leaves as they are.
     jobs.run([&] { f.cold_start = cold_start(trace, f.steps, busy); });
+    jobs.run([&] { f.compile = compile_regions(trace, f.steps); });
     jobs.run([&] {
       f.comm = communication(trace, f.steps);
       f.loops = find_loops(trace, f.steps);
@@ -44,7 +45,6 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     f.launches = launch_queue(trace);
     f.syncs = sync_waits(trace, busy);
     f.copies = copies(trace);
-    f.compile = compile_regions(trace);
     f.profiler = profiler_overhead(trace);
   });
   jobs.run([&] {

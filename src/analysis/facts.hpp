@@ -167,7 +167,42 @@ struct ColdStartFacts {
   int64_t startup_end_ns = 0;
 };
 
-// ---- torch.compile ----
+// ---- torch.compile (compile/compile.cpp) ----
+// Dynamo's compile id "F/R" ("Torch-Compiled Region: 0/3", "…_data: compile_id=0/3"): frame F's
+// R-th recompilation (R = 0: its first compilation). -1 when the trace does not say.
+struct CompileId {
+  int32_t frame = -1, recompile = -1;
+  bool known() const { return frame >= 0 && recompile >= 0; }
+};
+// One compilation: a stretch of overlapping Dynamo/Inductor compile events
+// ("_compile.compile_inner (dynamo_timed)", "entire_frame_compile", …).
+struct Compilation {
+  EventId event = kNoEvent;  // its first compile event
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t ns = 0;            // the union of its events
+  CompileId id;              // from the compile_id annotations inside it
+  int step = -1;             // the step it started in (index into Facts::steps), -1 outside any
+};
+// One call of a compiled region ("Torch-Compiled Region: F/R").
+struct CompiledCall {
+  EventId event = kNoEvent;
+  CompileId id;
+  int step = -1;
+  // Input Dims of the first op with recorded shapes inside the call (record_shapes): what the
+  // compiled code was given, whose change between calls makes Dynamo recompile. kNoName: none.
+  NameId input_dims = kNoName;
+  int64_t first_input_ns = 0;  // when that op started
+};
+// torch.compile and CUDA graphs in one step (same index as Facts::steps).
+struct StepCompile {
+  int64_t compile_ns = 0;          // compilations that started in the step
+  uint32_t compilations = 0;
+  uint32_t region_calls = 0;
+  uint32_t graph_launches = 0;     // cudaGraphLaunch / hipGraphLaunch: CUDA graph replays
+  uint32_t cudagraph_tree_events = 0;  // "cudagraphify…" events: compiled code managing its CUDA graphs
+  uint32_t kernel_launches = 0;    // launches of single kernels, copies and memsets (not graph launches)
+};
+
 struct CompileFacts {
   uint64_t compiled_regions = 0;    // "Torch-Compiled Region"
   uint64_t nested_regions = 0;      // a compiled region inside another: a graph break
@@ -181,6 +216,10 @@ struct CompileFacts {
   int64_t triton_kernel_ns = 0;
   uint64_t compile_events = 0;      // Dynamo/Inductor compilation inside the window
   int64_t compile_ns = 0;
+  std::vector<Compilation> compilations;  // in time order
+  std::vector<CompiledCall> calls;        // every compiled-region call, in time order
+  std::vector<StepCompile> per_step;      // one per Facts::steps entry
+  uint64_t cudagraph_tree_events = 0;     // "cudagraphify…": compiled code that asks for CUDA graphs
 };
 
 // ---- profiler's own cost ----

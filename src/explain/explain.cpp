@@ -54,6 +54,8 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_hidden_copy(t, f, out);
   rule_kernel_variance(t, f, out);
   rule_compiled_region(t, f, out);
+  rule_recompilation(t, f, out);
+  rule_cuda_graphs_not_replayed(t, f, out);
   rule_profiler_artifact(t, f, out);
   rule_low_efficiency(t, f, out);
   rule_fp32_matmul(t, f, out);

@@ -21,6 +21,8 @@ void rule_pageable_memcpy(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_hidden_copy(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_kernel_variance(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_compiled_region(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_recompilation(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_cuda_graphs_not_replayed(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_profiler_artifact(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_low_efficiency(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_fp32_matmul(const Trace&, const Facts&, std::vector<Finding>&);

@@ -64,7 +64,9 @@ DATALOADER_PREFIXES = ("enumerate(DataLoader)#", "enumerate(DataPipe)#")
 PROFILER_NAMES = {"Activity Buffer Request", "Buffer Flush"}
 COMPILE_EXACT = {"TorchDynamo Cache Lookup"}
 COMPILE_SUBSTRINGS = ("CompileFx", "compile_fx", "_compile", "Dynamo", "inductor", "dynamo_timed")
-COMPILE_EXCLUDED_PREFIXES = ("Torch-Compiled Region", "## Call CompiledFxGraph", "CompiledFunction")
+# The compiled code's own calls, and Inductor's CUDA graph trees ("cudagraphify.get_container
+# (dynamo_timed)" runs at every call of a reduce-overhead function): not compilation.
+COMPILE_EXCLUDED_PREFIXES = ("Torch-Compiled Region", "## Call CompiledFxGraph", "CompiledFunction", "cudagraphify")
 
 SYNC_NAMES = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
               "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",

@@ -1,27 +1,97 @@
 // torch.compile in the trace: compiled regions and what each call costs on the CPU around the
-// compiled graph (cache lookup, guards, wrapper), graph breaks, Triton kernels, and compilation
-// that happened inside the profiled window.
+// compiled graph (cache lookup, guards, wrapper), graph breaks, Triton kernels, the compilations
+// that happened inside the profiled window (with Dynamo's compile ids and the step each ran in),
+// what each compiled call was given, and per step whether CUDA graphs replayed.
+#include <algorithm>
+#include <charconv>
+
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/name_memo.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
+#include "analysis/steps/steady_steps.hpp"
 
 namespace whyslow {
 namespace {
 
 // The name tests below, all at once per name (name_memo.hpp).
-enum : uint8_t { kTritonKernel = 1, kCompiledRegion = 2, kCacheLookup = 4, kGraphCall = 8, kCompilation = 16 };
-uint8_t compile_name_tests(std::string_view n) {
+enum : uint16_t {
+  kTritonKernel = 1, kCompiledRegion = 2, kCacheLookup = 4, kGraphCall = 8, kCompilation = 16,
+  kCompileIdNote = 32, kGraphLaunch = 64, kCudagraphTree = 128,
+};
+uint16_t compile_name_tests(std::string_view n) {
   return (is_triton_kernel(n) ? kTritonKernel : 0) | (is_compiled_region(n) ? kCompiledRegion : 0) |
          (is_dynamo_cache_lookup(n) ? kCacheLookup : 0) | (is_compiled_graph_call(n) ? kGraphCall : 0) |
-         (is_compilation_event(n) ? kCompilation : 0);
+         (is_compilation_event(n) ? kCompilation : 0) |
+         (n.find("compile_id=") != std::string_view::npos ? kCompileIdNote : 0) |
+         (is_graph_launch(n) ? kGraphLaunch : 0) | (is_cudagraph_tree_event(n) ? kCudagraphTree : 0);
+}
+
+// "0/3" at the start of `text` (Dynamo's "frame/recompile"; newer torch may add a third "/attempt"
+// part, which is not a recompilation and is ignored).
+CompileId parse_compile_id(std::string_view text) {
+  CompileId id;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  int32_t frame = 0, recompile = 0;
+  auto r = std::from_chars(p, end, frame);
+  if (r.ec != std::errc() || r.ptr == end || *r.ptr != '/') return id;
+  auto r2 = std::from_chars(r.ptr + 1, end, recompile);
+  if (r2.ec != std::errc() || frame < 0 || recompile < 0) return id;
+  return {frame, recompile};
+}
+
+// "Torch-Compiled Region: 0/3" → 0/3.
+CompileId region_id(std::string_view name) {
+  const size_t colon = name.find(": ");
+  return colon == std::string_view::npos ? CompileId{} : parse_compile_id(name.substr(colon + 2));
+}
+
+// "…_data: compile_id=0/3, …" → 0/3.
+CompileId note_id(std::string_view name) {
+  constexpr std::string_view key = "compile_id=";
+  const size_t at = name.find(key);
+  return at == std::string_view::npos ? CompileId{} : parse_compile_id(name.substr(at + key.size()));
+}
+
+struct Stretch {
+  EventId event;
+  int64_t start, end;
+};
+
+// Overlapping compile events are one compilation (Dynamo's outer compile_inner holds Inductor's
+// passes); the union of each group is its time.
+std::vector<Compilation> group_compilations(std::vector<Stretch> events) {
+  std::sort(events.begin(), events.end(), [](const Stretch& a, const Stretch& b) { return a.start < b.start; });
+  std::vector<Compilation> out;
+  for (const Stretch& s : events) {
+    if (!out.empty() && s.start <= out.back().end_ns) {
+      Compilation& c = out.back();
+      if (s.end > c.end_ns) {
+        c.ns += s.end - c.end_ns;
+        c.end_ns = s.end;
+      }
+      continue;
+    }
+    Compilation c;
+    c.event = s.event;
+    c.start_ns = s.start;
+    c.end_ns = s.end;
+    c.ns = s.end - s.start;
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace
 
-CompileFacts compile_regions(const Trace& t) {
+CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps) {
   CompileFacts f;
-  NameMemo<uint8_t, uint8_t (*)(std::string_view)> names(t, &compile_name_tests);
-  std::vector<Interval> compiling;
+  f.per_step.resize(steps.size());
+  NameMemo<uint16_t, uint16_t (*)(std::string_view)> names(t, &compile_name_tests);
+  StepLookup step_of(steps);
+  std::vector<Stretch> compiling;
+  std::vector<std::pair<int64_t, CompileId>> id_notes;
   int64_t graph_in_region_ns = 0;
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
@@ -32,17 +102,38 @@ CompileFacts compile_regions(const Trace& t) {
       }
       continue;
     }
+    if (is_host_api(k)) {
+      if (!t.is_launch(e)) continue;
+      const int s = step_of.of(t.start_ns[e]);
+      if (s < 0) continue;
+      if (names.of(e) & kGraphLaunch) ++f.per_step[s].graph_launches;
+      else ++f.per_step[s].kernel_launches;
+      continue;
+    }
     if (k != EventKind::CpuOp && k != EventKind::UserAnnotation) continue;
     auto inside_region = [&](EventId x) {
       for (EventId a = t.parent[x]; a != kNoEvent; a = t.parent[a])
         if (names.of(a) & kCompiledRegion) return true;
       return false;
     };
-    const uint8_t name = names.of(e);
-    if (name & kCompiledRegion) {
+    const uint16_t name = names.of(e);
+    if (name & kCompileIdNote) id_notes.emplace_back(t.start_ns[e], note_id(t.name_of(e)));
+    if (name & kCudagraphTree) {
+      // Count each call once: the op, not its "_data" note or its "(dynamo_timed)" twin inside.
+      if (t.parent[e] == kNoEvent || !(names.of(t.parent[e]) & kCudagraphTree)) {
+        ++f.cudagraph_tree_events;
+        if (const int s = step_of.of(t.start_ns[e]); s >= 0) ++f.per_step[s].cudagraph_tree_events;
+      }
+    } else if (name & kCompiledRegion) {
       ++f.compiled_regions;
       f.compiled_region_ns += t.dur_ns[e];
       if (inside_region(e)) ++f.nested_regions;
+      CompiledCall call;
+      call.event = e;
+      call.id = region_id(t.name_of(e));
+      call.step = step_of.of(t.start_ns[e]);
+      if (call.step >= 0) ++f.per_step[call.step].region_calls;
+      f.calls.push_back(call);
     } else if (name & kCacheLookup) {
       ++f.cache_lookups;
       f.cache_lookup_ns += t.dur_ns[e];
@@ -52,11 +143,64 @@ CompileFacts compile_regions(const Trace& t) {
       if (inside_region(e)) graph_in_region_ns += t.dur_ns[e];
     } else if (name & kCompilation) {
       ++f.compile_events;
-      compiling.emplace_back(t.start_ns[e], t.end_ns(e));
+      compiling.push_back({e, t.start_ns[e], t.end_ns(e)});
     }
   }
-  f.compile_ns = union_length(compiling);
   f.wrapper_ns = f.compiled_region_ns > graph_in_region_ns ? f.compiled_region_ns - graph_in_region_ns : 0;
+
+  f.compilations = group_compilations(std::move(compiling));
+  std::sort(id_notes.begin(), id_notes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (Compilation& c : f.compilations) {
+    f.compile_ns += c.ns;
+    // The first compile id noted inside the compilation names it.
+    auto it = std::lower_bound(id_notes.begin(), id_notes.end(), c.start_ns,
+                               [](const auto& n, int64_t ts) { return n.first < ts; });
+    for (; it != id_notes.end() && it->first <= c.end_ns; ++it)
+      if (it->second.known()) {
+        c.id = it->second;
+        break;
+      }
+    c.step = step_containing(steps, c.start_ns);
+  }
+  // A stretch without a compile id right after a compilation in the same step is the end of that
+  // compilation (Inductor's autotuning at the new graph's first call:
+  // "CachingAutotuner.benchmark_all_configs"), not another one.
+  std::vector<Compilation> merged;
+  for (Compilation& c : f.compilations) {
+    if (!merged.empty() && !c.id.known() && merged.back().id.known() && merged.back().step == c.step) {
+      merged.back().end_ns = std::max(merged.back().end_ns, c.end_ns);
+      merged.back().ns += c.ns;
+      continue;
+    }
+    merged.push_back(c);
+  }
+  f.compilations = std::move(merged);
+  for (const Compilation& c : f.compilations)
+    if (c.step >= 0) {
+      ++f.per_step[c.step].compilations;
+      f.per_step[c.step].compile_ns += c.ns;
+    }
+
+  // What each compiled call was given: the first op with recorded shapes inside it.
+  std::sort(f.calls.begin(), f.calls.end(),
+            [&](const CompiledCall& a, const CompiledCall& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
+  if (!f.calls.empty()) {
+    std::vector<size_t> call_of(t.size(), SIZE_MAX);
+    for (size_t i = 0; i < f.calls.size(); ++i) call_of[f.calls[i].event] = i;
+    NearestAncestor region(t, [&](EventId a) { return call_of[a] != SIZE_MAX; });
+    for (EventId e = 0; e < t.size(); ++e) {
+      if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX) continue;
+      const NameId dims = t.op_shapes[t.detail[e]].input_dims;
+      if (dims == kNoName || t.parent[e] == kNoEvent) continue;
+      const EventId r = region.of(t.parent[e]);
+      if (r == kNoEvent) continue;
+      CompiledCall& call = f.calls[call_of[r]];
+      if (call.input_dims == kNoName || t.start_ns[e] < call.first_input_ns) {
+        call.input_dims = dims;
+        call.first_input_ns = t.start_ns[e];
+      }
+    }
+  }
   return f;
 }
 

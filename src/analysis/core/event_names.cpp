@@ -82,8 +82,9 @@ bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_req
 bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
 bool is_compiled_graph_call(std::string_view n) { return starts_with(n, "## Call CompiledFxGraph"); }
+bool is_cudagraph_tree_event(std::string_view n) { return starts_with(n, "cudagraphify"); }
 bool is_compilation_event(std::string_view n) {
-  return ends_with(n, "(dynamo_timed)") || n == "entire_frame_compile";
+  return (ends_with(n, "(dynamo_timed)") && !is_cudagraph_tree_event(n)) || n == "entire_frame_compile";
 }
 bool is_triton_kernel(std::string_view n) { return starts_with(n, "triton_"); }
 

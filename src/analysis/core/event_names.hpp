@@ -58,7 +58,10 @@ bool is_profiler_bookkeeping(std::string_view name);
 bool is_compiled_region(std::string_view name);   // "Torch-Compiled Region: 0/0"
 bool is_dynamo_cache_lookup(std::string_view name);
 bool is_compiled_graph_call(std::string_view name);  // "## Call CompiledFxGraph <hash> ##"
-bool is_compilation_event(std::string_view name);    // "... (dynamo_timed)", "entire_frame_compile"
+// "... (dynamo_timed)", "entire_frame_compile"; not the CUDA graph trees' own timed calls
+// ("cudagraphify.get_container (dynamo_timed)"), which run at every call, not once per compile.
+bool is_compilation_event(std::string_view name);
+bool is_cudagraph_tree_event(std::string_view name);  // "cudagraphify…": Inductor's CUDA graph trees
 bool is_triton_kernel(std::string_view name);        // triton_poi_/red_/per_/tem_fused_*
 
 }  // namespace whyslow

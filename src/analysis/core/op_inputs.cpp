@@ -186,4 +186,14 @@ std::optional<std::vector<int64_t>> parse_int_list(std::string_view text) {
   return ints(*v);
 }
 
+std::string first_tensor_shape(std::string_view dims) {
+  for (size_t open = dims.find('['); open != std::string_view::npos; open = dims.find('[', open + 1)) {
+    const size_t close = dims.find(']', open);
+    if (close == std::string_view::npos) return "";
+    const std::string_view shape = dims.substr(open, close - open + 1);
+    if (shape.find('[', 1) == std::string_view::npos) return shape == "[]" ? "" : std::string(shape);
+  }
+  return "";
+}
+
 }  // namespace whyslow

@@ -11,14 +11,43 @@
 #include "explain/rules.hpp"
 
 namespace whyslow {
+namespace {
+
+// Compilation confined to the first profiled step (or outside every step) is the one-off warm-up;
+// compilation in later steps is the recompilation finding's, and the words point there.
+bool compiles_after_first_step(const Facts& f) {
+  for (const Compilation& k : f.compile.compilations)
+    if (k.step > 0) return true;
+  return false;
+}
+
+std::string compile_words(const Facts& f) {
+  const CompileFacts& c = f.compile;
+  if (c.compile_ns <= 0) return "";
+  std::vector<std::string> later;
+  for (const Compilation& k : c.compilations)
+    if (k.step > 0 && (later.empty() || later.back() != f.steps[k.step].name)) later.push_back(f.steps[k.step].name);
+  if (later.empty())
+    return fmt::format(" Compilation ({} Dynamo/Inductor events, {}) ran inside the profiled window{}: a one-off cost, "
+                       "not the compiled code's speed.",
+                       c.compile_events, human_duration(c.compile_ns),
+                       f.steps.empty() ? "" : ", before the steps or in the first of them");
+  return fmt::format(" Compilation ({} Dynamo/Inductor events, {}) ran inside the profiled window, in {} step{} after "
+                     "the first ({}{}): not a one-off cost but a recompilation (see the recompilation finding).",
+                     c.compile_events, human_duration(c.compile_ns), later.size(), later.size() == 1 ? "" : "s",
+                     later.front(), later.size() > 1 ? fmt::format(" … {}", later.back()) : std::string());
+}
+
+}  // namespace
 
 void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const CompileFacts& c = f.compile;
   if (c.compiled_regions == 0 && c.graph_calls == 0 && c.triton_kernels == 0) return;
   const uint64_t calls = std::max<uint64_t>(1, c.compiled_regions);
   Finding x = make_finding(FindingId::compiled_region);
-  x.severity = (c.nested_regions > 0 || c.compile_ns > 0) ? Severity::Warning : Severity::Info;
-  if (c.compile_ns > 0)
+  const bool recompiles = compiles_after_first_step(f);  // then the recompilation finding says it
+  x.severity = (c.nested_regions > 0 || (c.compile_ns > 0 && !recompiles)) ? Severity::Warning : Severity::Info;
+  if (c.compile_ns > 0 && !recompiles)
     x.title = fmt::format("torch.compile compiled for {} inside the profiled window", human_duration(c.compile_ns));
   else if (c.nested_regions > 0)
     x.title = fmt::format("torch.compile: {} graph break{} ({} compiled regions nested in others)", c.nested_regions,
@@ -41,10 +70,7 @@ void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& 
                                          "piece pays the per-call cost again.",
                                          c.nested_regions)
                            : std::string(),
-      c.compile_ns > 0 ? fmt::format(" Compilation ({} Dynamo/Inductor events, {}) ran inside the profiled window: "
-                                     "a one-off cost, not the compiled code's speed.",
-                                     c.compile_events, human_duration(c.compile_ns))
-                       : std::string());
+      compile_words(f));
   x.evidence = {count("compiled_region_calls", c.compiled_regions), us("compiled_region_us", c.compiled_region_ns),
                 count("cache_lookups", c.cache_lookups), us("cache_lookup_us", c.cache_lookup_ns),
                 count("graph_calls", c.graph_calls), us("graph_call_us", c.graph_call_ns),

@@ -1,0 +1,64 @@
+#include "explain/rules/compiled_inputs.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+
+#include "analysis/core/op_inputs.hpp"
+
+namespace whyslow {
+namespace {
+
+std::vector<int64_t> sizes_of(std::string_view shape) {
+  std::vector<int64_t> out;
+  const char* p = shape.data();
+  const char* end = p + shape.size();
+  while (p < end) {
+    if (*p >= '0' && *p <= '9') {
+      int64_t v = 0;
+      auto r = std::from_chars(p, end, v);
+      out.push_back(v);
+      p = r.ptr;
+    } else {
+      ++p;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ChangingInputs changing_inputs_of(const Trace& t, const std::vector<const CompiledCall*>& calls) {
+  ChangingInputs out;
+  for (const CompiledCall* call : calls) {
+    if (call->input_dims == kNoName) continue;
+    std::string shape = first_tensor_shape(t.names.view(call->input_dims));
+    if (shape.empty() || (!out.shapes.empty() && out.shapes.back() == shape)) continue;
+    out.shapes.push_back(std::move(shape));
+  }
+  if (!out.changes()) return out;
+  std::vector<std::vector<int64_t>> sizes;
+  for (const std::string& s : out.shapes) sizes.push_back(sizes_of(s));
+  for (const auto& s : sizes)
+    if (s.size() != sizes.front().size()) return out;
+  for (size_t d = 0; d < sizes.front().size(); ++d) {
+    bool differs = false;
+    for (const auto& s : sizes) differs |= s[d] != sizes.front()[d];
+    if (!differs) continue;
+    out.varying_dims.push_back(d);
+    if (!out.varying.empty()) out.varying += "; ";
+    out.varying += fmt::format("dim {}:", d);
+    for (size_t i = 0; i < sizes.size(); ++i) out.varying += fmt::format("{} {}", i ? "," : "", sizes[i][d]);
+  }
+  return out;
+}
+
+std::string describe_changing_inputs(const ChangingInputs& in, size_t max_shapes) {
+  std::string out;
+  for (size_t i = 0; i < in.shapes.size() && i < max_shapes; ++i) out += (i ? " → " : "") + in.shapes[i];
+  if (in.shapes.size() > max_shapes) out += fmt::format(" → … ({} shapes)", in.shapes.size());
+  if (!in.varying.empty()) out += fmt::format(" ({})", in.varying);
+  return out;
+}
+
+}  // namespace whyslow
