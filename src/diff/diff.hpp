@@ -31,6 +31,9 @@ struct CompileCost {
   double graph_breaks = 0;          // regions nested in another region, per step
   uint64_t recompilations = 0;      // "Torch-Compiled Region: F/R" with R > 0, in the whole trace
   int64_t compile_ns = 0;           // Dynamo/Inductor compilation inside the profiled window
+  size_t steps_compiling = 0;       // steady steps with a compilation inside (Facts::compile)
+  uint64_t compilations = 0;        // compilations inside the steady steps
+  int64_t compile_per_step_ns = 0;  // median over the steady steps that compile
   bool present() const { return region_calls > 0 || graph_calls > 0 || compile_ns > 0; }
 };
 
@@ -39,6 +42,7 @@ struct GraphReplay {
   double launches = 0;          // cudaGraphLaunch / hipGraphLaunch calls per step
   double kernels_per_launch = 0;
   double copies = 0;            // memcpys per step next to the replays (static-input copies)
+  double tree_events = 0;       // "cudagraphify…" calls per step: compiled code that asks for CUDA graphs
 };
 
 // One trace's steady-state step.
@@ -55,6 +59,8 @@ struct StepProfile {
   std::map<std::string, Spread> launches_by_api;  // cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch, …
   int64_t step_mad_ns = 0;         // median absolute deviation of the step durations
   std::vector<int64_t> step_ns;    // each steady step's duration, in time order: the distribution judged
+  std::vector<std::string> step_names;  // their names ("ProfilerStep#2"), in the same order
+  std::map<std::string, double> ops_per_step;  // CPU ops by name: calls per steady step
   CompileCost compile;
   GraphReplay graphs;
 };
@@ -97,7 +103,11 @@ struct WorkloadOverlap {
   double kernel_share = 0;  // by kernel name
   double shape_share = -1;  // by input tensor shape; -1 when a side recorded no shapes
   double share = 0;         // the larger of the two: what the comparable verdict uses
-  std::string basis;        // "kernels" or "shapes": which of the two gave `share`
+  std::string basis;        // "kernels", "shapes" or "inputs": which of them makes the traces comparable
+  // The steps' record_function blocks are the same on both sides and each is given the same first
+  // input shape ("attention: [8, 16, 1024, 64]"): the same problem, whatever kernels solve it.
+  bool inputs_agree = false;
+  std::vector<std::string> agreeing_inputs;  // "attention: [8, 16, 1024, 64]"
 };
 
 // A per-step quantity compared between A and B (step_components.cpp): its value in every steady
@@ -118,14 +128,32 @@ struct Advice {
   std::string because;  // "gpu_work", "cpu_time" or "" (the cause is not one part)
 };
 
+// The part of the step that made the difference, named by kind so the summary and the first advice
+// follow from it (verdict.cpp): "recompilation" (the slower side compiles inside its steady steps),
+// "cuda_graphs_not_replayed" (it asks for CUDA graphs and replays none), "compiled_call_overhead"
+// (its compiled call's fixed CPU cost exceeds the GPU work it launches), "data_loading",
+// "gpu_work", "communication", "cpu" (another CPU-time category: `key`), or "" (none found).
+struct Cause {
+  std::string kind;
+  std::string key;       // the component behind it: "cpu_data_loading_us", "gpu_busy_us", …
+  int64_t delta_ns = 0;  // B − A of that component, median per step
+};
+
 struct Verdict {
   bool comparable = true;       // false: the traces do not run the same workload, so no verdict is given
   WorkloadOverlap overlap;
   std::string faster;           // "a", "b" or "same"
-  // Why: "min_change" (medians within 2 %), "single_step" (one side has one step: no spread to
-  // judge by), "ranges_disjoint" (every B step slower, or faster, than every A step), "rank_test"
-  // (the Mann–Whitney p-value against kSignificance), "" when not comparable.
+  // Why (docs/DIFF.md has the rule): "min_change" (medians within 2 %), "single_step" (one side has
+  // one step), "same_work" (the same ops and kernels in every step, the time spread over every part
+  // of it: the machine, not the program), "ranges_disjoint" (every B step slower, or faster, than
+  // every A step), "rank_test" (Mann–Whitney p ≤ 5 %), "paired_steps" (the same steps of one
+  // schedule, each moved the same way beyond the noise), "outlier_step" (ranges disjoint but for
+  // one step far from its side's others), "within_spread" (none of these: not shown to differ),
+  // "" when not comparable.
   std::string basis;
+  std::string confidence;       // "high", "medium", "low" (single_step); "" when `faster` is "same"
+  std::string outlier_step;     // outlier_step: the step left out, "B's ProfilerStep#7 (412 ms)"
+  Cause cause;
   RankTest test;
   double significance = 0;      // the level p is held to
   int64_t delta_step_ns = 0;    // B − A, median step
@@ -157,10 +185,14 @@ struct Diff {
 
 Diff diff_traces(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb);
 
+// A top-level block's name up to '#' (step_components.cpp): `enumerate(DataLoader)#<iterator>`
+// and `Optimizer.step#<class>.step` name the implementation after it.
+std::string block_key(std::string_view name);
+
 // Parts of diff_traces, one file each.
 StepProfile profile_steps(const Trace& t, const Facts& f);
 void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
-WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d);
+WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb);
 void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
 void judge(Diff& d);
 

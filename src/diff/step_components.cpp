@@ -45,15 +45,6 @@ std::vector<StepFacts> steady_in_time_order(const Facts& f) {
   return out;
 }
 
-// torch names an iterator's block `enumerate(DataLoader)#<iterator class>.__next__` and an
-// optimizer's `Optimizer.step#<class>.step`: the part after '#' is which implementation, so A's
-// single-process loader and B's multi-process one are one block. Names that start with '#'
-// ("## forward ##") are kept whole.
-std::string block_key(std::string_view name) {
-  const size_t hash = name.find('#');
-  return std::string(hash == 0 || hash == std::string_view::npos ? name : name.substr(0, hash));
-}
-
 // Time per step of each top-level block: the CPU events directly inside the step annotation
 // (for a trace without steps, the events at the top of a CPU thread), summed by block_key. A
 // step without the block counts 0.
@@ -72,6 +63,15 @@ std::map<std::string, std::vector<int64_t>> block_time(const Trace& t, const Fac
 }
 
 }  // namespace
+
+// torch names an iterator's block `enumerate(DataLoader)#<iterator class>.__next__` and an
+// optimizer's `Optimizer.step#<class>.step`: the part after '#' is which implementation, so A's
+// single-process loader and B's multi-process one are one block. Names that start with '#'
+// ("## forward ##") are kept whole.
+std::string block_key(std::string_view name) {
+  const size_t hash = name.find('#');
+  return std::string(hash == 0 || hash == std::string_view::npos ? name : name.substr(0, hash));
+}
 
 void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d) {
   const std::vector<StepFacts> sa = steady_in_time_order(fa), sb = steady_in_time_order(fb);

@@ -91,7 +91,11 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   std::vector<StepFacts> order;
   for (const StepFacts* s : steps) order.push_back(*s);
   std::sort(order.begin(), order.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
-  for (const StepFacts& s : order) p.step_ns.push_back(s.duration_ns);
+  for (const StepFacts& s : order) {
+    p.step_ns.push_back(s.duration_ns);
+    p.step_names.push_back(s.name);
+  }
+  std::vector<uint64_t> op_calls(t.names.size() + 1);
   auto step_of = [&](int64_t ts) { return step_containing(order, ts); };
 
   PerStep c(order.size());
@@ -125,6 +129,7 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
     } else if (k == EventKind::CpuOp || k == EventKind::UserAnnotation) {
       const int s = step_of(t.start_ns[e]);
       if (s < 0) continue;
+      if (k == EventKind::CpuOp) ++op_calls[t.name_slot(e)];
       if (is_compiled_region(name)) {
         ++c.regions[s];
         c.region_ns[s] += t.dur_ns[e];
@@ -170,7 +175,30 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
     if (slash != std::string_view::npos && name.substr(slash + 1) != "0") ++cc.recompilations;
   }
 
+  for (EventId e = 0; e < t.size(); ++e)  // the first event of each name gives its text
+    if (uint64_t& n = op_calls[t.name_slot(e)]; n > 0 && t.kind[e] == EventKind::CpuOp) {
+      p.ops_per_step[std::string(t.name_of(e))] = static_cast<double>(n) / static_cast<double>(order.size());
+      n = 0;
+    }
+  // Compilation and CUDA graph trees per steady step, from the compile pass's per-step facts.
+  std::vector<int64_t> compiling;
+  uint64_t tree_events = 0;
+  std::map<EventId, size_t> index_of;
+  for (size_t i = 0; i < f.steps.size() && i < f.compile.per_step.size(); ++i) index_of[f.steps[i].event] = i;
+  for (const StepFacts& s : order) {
+    const auto it = index_of.find(s.event);
+    if (it == index_of.end()) continue;
+    const StepCompile& sc = f.compile.per_step[it->second];
+    tree_events += sc.cudagraph_tree_events;
+    if (sc.compilations == 0) continue;
+    ++cc.steps_compiling;
+    cc.compilations += sc.compilations;
+    compiling.push_back(sc.compile_ns);
+  }
+  if (!compiling.empty()) cc.compile_per_step_ns = spread_of(compiling).median;
+
   GraphReplay& g = p.graphs;
+  g.tree_events = static_cast<double>(tree_events) / static_cast<double>(order.size());
   g.launches = mean(c.graph_launches);
   const double launches_total = mean(c.graph_launches) * static_cast<double>(order.size());
   double kernels_total = 0;

@@ -29,6 +29,19 @@ constexpr double kGpuBoundShare = 0.80;
 constexpr double kOverheadBoundShare = 0.50;
 // How many of the blocks that changed most the summary names.
 constexpr size_t kLargestChanges = 3;
+// A step farther than 3 robust spreads (3 MADs, at least 3 × the 2 % noise floor) from its side's
+// median is an outlier: under a normal spread fewer than 1 step in 100 lies that far by chance,
+// while the first active step of a schedule (the profiler's own warm-up) and a step that meets a
+// one-off event (a GC pause, a checkpoint) routinely do.
+constexpr double kOutlierSpreads = 3.0;
+// The runs do the same work and the time moved in every part of the step at once when no single
+// CPU-time category (or the GPU work) carries 60 % of the change: a slower or busier machine slows
+// everything a little, a change to the program moves one part a lot.
+constexpr double kConcentratedShare = 0.60;
+// A cause is named when its part of the step moved by at least half the change of the step.
+constexpr double kCauseShare = 0.50;
+// The input wait is "gone" when B's is under a tenth of A's.
+constexpr double kGoneShare = 0.10;
 
 std::string signed_duration(int64_t ns) { return fmt::format("{}{}", ns > 0 ? "+" : "", human_duration(ns)); }
 
@@ -54,26 +67,256 @@ std::string pace(const char* part, const std::string& bound, const char* side) {
 
 std::string p_text(double p) { return p < 0.001 ? fmt::format("{:.1e}", p) : fmt::format("{:.3f}", p); }
 
-// Faster side and why, from the step distributions.
-void decide_faster(Verdict& v, const StepProfile& a, const StepProfile& b) {
-  const int64_t min_change = static_cast<int64_t>(kMinChangeShare * static_cast<double>(a.step.median));
-  v.noise_ns = min_change;
-  const std::string direction = v.delta_step_ns < 0 ? "b" : "a";
-  if (std::llabs(v.delta_step_ns) < min_change || v.delta_step_ns == 0) {
+// Every step of one side longer than every step of the other, in the direction of `delta`.
+bool disjoint(const std::vector<int64_t>& a, const std::vector<int64_t>& b, int64_t delta) {
+  if (a.empty() || b.empty()) return false;
+  const auto [amin, amax] = std::minmax_element(a.begin(), a.end());
+  const auto [bmin, bmax] = std::minmax_element(b.begin(), b.end());
+  return delta > 0 ? *bmin > *amax : *bmax < *amin;
+}
+
+int64_t median_of(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int64_t mad_of(const std::vector<int64_t>& v) {
+  const int64_t m = median_of(v);
+  std::vector<int64_t> dev;
+  for (int64_t x : v) dev.push_back(x > m ? x - m : m - x);
+  return median_of(dev);
+}
+
+// The one step of a side farthest from its median, when it is an outlier (kOutlierSpreads); -1 else.
+int outlier_of(const std::vector<int64_t>& v, int64_t noise) {
+  if (v.size() < 3) return -1;
+  const int64_t m = median_of(v);
+  const double spread = std::max<double>(static_cast<double>(mad_of(v)), static_cast<double>(noise));
+  int far = -1;
+  int64_t far_dev = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (const int64_t dev = std::llabs(v[i] - m); dev > far_dev) {
+      far = static_cast<int>(i);
+      far_dev = dev;
+    }
+  return static_cast<double>(far_dev) > kOutlierSpreads * spread ? far : -1;
+}
+
+// The same work on both sides: the same device, the same kernels with the same calls per step,
+// the same CPU ops with the same calls per step, the same compiled regions and graph replays.
+bool same_work(const Diff& d) {
+  const StepProfile& a = d.a;
+  const StepProfile& b = d.b;
+  if (a.device != b.device || !d.only_a.empty() || !d.only_b.empty()) return false;
+  for (const KernelDelta& k : d.matched)
+    if (k.a_calls != k.b_calls) return false;
+  return a.ops_per_step == b.ops_per_step && a.launches.median == b.launches.median &&
+         a.compile.region_calls == b.compile.region_calls && a.compile.steps_compiling == b.compile.steps_compiling &&
+         a.graphs.launches == b.graphs.launches;
+}
+
+// The CPU-time categories, GPU busy and communication: the parts of the step by kind of time.
+bool is_part(const Component& c) {
+  return c.unit == Quantity::Time && (c.key == "gpu_busy_us" || c.key == "comm_us" ||
+                                      (c.key.starts_with("cpu_") && c.key != "cpu_us"));
+}
+
+// The part that moved most in the direction of `delta`; nullptr when none moved that way.
+const Component* largest_part(const Diff& d, int64_t delta) {
+  const Component* best = nullptr;
+  for (const Component& c : d.components) {
+    if (!is_part(c) || (delta > 0 ? c.delta() <= 0 : c.delta() >= 0)) continue;
+    if (!best || std::llabs(c.delta()) > std::llabs(best->delta())) best = &c;
+  }
+  return best;
+}
+
+// Faster side, why, and how sure, from the step distributions and where the change happened
+// (docs/DIFF.md).
+void decide_faster(Verdict& v, const Diff& d) {
+  const StepProfile& a = d.a;
+  const StepProfile& b = d.b;
+  const int64_t noise = static_cast<int64_t>(kMinChangeShare * static_cast<double>(a.step.median));
+  v.noise_ns = noise;
+  const int64_t delta = v.delta_step_ns;
+  const std::string direction = delta < 0 ? "b" : "a";
+  auto decide = [&](const char* basis, const char* confidence) {
+    v.faster = direction;
+    v.basis = basis;
+    v.confidence = confidence;
+  };
+  if (std::llabs(delta) < noise || delta == 0) {
     v.faster = "same";
     v.basis = "min_change";
-  } else if (a.steps < 2 || b.steps < 2) {
-    v.faster = direction;
-    v.basis = "single_step";
-  } else if (v.test.ranges_disjoint) {
-    v.faster = direction;
-    v.basis = "ranges_disjoint";
-  } else {
-    v.basis = "rank_test";
-    const bool b_slower_by_rank = v.test.u_b_slower > v.test.pairs / 2;
-    const bool agrees = b_slower_by_rank == (v.delta_step_ns > 0);
-    v.faster = v.test.p_value <= kSignificance && agrees ? direction : "same";
+    return;
   }
+  if (a.steps < 2 || b.steps < 2) return decide("single_step", "low");
+  const Component* part = largest_part(d, delta);
+  const bool concentrated =
+      part && static_cast<double>(std::llabs(part->delta())) >= kConcentratedShare * static_cast<double>(std::llabs(delta));
+  if (same_work(d) && !concentrated) {
+    v.faster = "same";
+    v.basis = "same_work";
+    return;
+  }
+  if (v.test.ranges_disjoint) return decide("ranges_disjoint", v.test.smallest_p <= kSignificance ? "high" : "medium");
+  const bool b_slower_by_rank = v.test.u_b_slower > v.test.pairs / 2;
+  if (v.test.p_value <= kSignificance && b_slower_by_rank == (delta > 0)) return decide("rank_test", "high");
+  // The same steps of one schedule (ProfilerStep#2..#4 on both sides): each pair moved the same way.
+  if (a.step_names.size() >= 3 && a.step_names == b.step_names) {
+    bool every = true;
+    for (size_t i = 0; i < a.step_ns.size(); ++i) {
+      const int64_t di = b.step_ns[i] - a.step_ns[i];
+      every &= (delta > 0 ? di : -di) >= noise;
+    }
+    if (every) return decide("paired_steps", "medium");
+  }
+  // One outlier step hides a change every other step shows.
+  for (const bool on_a : {true, false}) {
+    const std::vector<int64_t>& side = on_a ? a.step_ns : b.step_ns;
+    const int out = outlier_of(side, noise);
+    if (out < 0) continue;
+    std::vector<int64_t> rest = side;
+    rest.erase(rest.begin() + out);
+    if (!(on_a ? disjoint(rest, b.step_ns, delta) : disjoint(a.step_ns, rest, delta))) continue;
+    const std::vector<std::string>& names = on_a ? a.step_names : b.step_names;
+    v.outlier_step = fmt::format("{}'s {} ({})", on_a ? "A" : "B",
+                                 static_cast<size_t>(out) < names.size() ? names[out] : fmt::format("step {}", out + 1),
+                                 human_duration(side[out]));
+    return decide("outlier_step", "medium");
+  }
+  v.faster = "same";
+  v.basis = "within_spread";
+}
+
+// What made the difference (Cause): torch.compile's own costs first, where the slower side has them
+// and they explain the change, else the part of the step that moved most.
+Cause find_cause(const Diff& d, const Verdict& v) {
+  Cause out;
+  if (v.faster != "a" && v.faster != "b") return out;
+  const bool b_slower = v.faster == "a";
+  const StepProfile& slow = b_slower ? d.b : d.a;
+  const StepProfile& fast = b_slower ? d.a : d.b;
+  const int64_t gap = std::llabs(v.delta_step_ns);
+  auto explains = [&](int64_t ns) { return static_cast<double>(ns) >= kCauseShare * static_cast<double>(gap); };
+  auto per_step_compile = [](const StepProfile& p) {
+    return p.steps == 0 ? 0 : p.compile.compile_per_step_ns * static_cast<int64_t>(p.compile.steps_compiling) /
+                                  static_cast<int64_t>(p.steps);
+  };
+  const int64_t extra_compile = per_step_compile(slow) - per_step_compile(fast);
+  const int64_t sign = b_slower ? 1 : -1;
+  if (slow.compile.steps_compiling > 0 && explains(extra_compile))
+    return {"recompilation", "cpu_compile_us", sign * extra_compile};
+  if (slow.graphs.tree_events > 0 && slow.graphs.launches == 0 && fast.graphs.launches >= 0 &&
+      explains(slow.compile.region_ns - fast.compile.region_ns))
+    return {"cuda_graphs_not_replayed", "cpu_us", sign * (slow.compile.region_ns - fast.compile.region_ns)};
+  const int64_t compiled_call = slow.compile.region_ns + slow.compile.cache_lookup_ns;
+  if (slow.compile.region_calls > fast.compile.region_calls && bound_of(slow) == "cpu" &&
+      slow.gpu_busy.median < compiled_call && explains(compiled_call - fast.compile.region_ns))
+    return {"compiled_call_overhead", "cpu_us", sign * (compiled_call - fast.compile.region_ns)};
+  const Component* part = largest_part(d, v.delta_step_ns);
+  if (!part || !explains(std::llabs(part->delta()))) return out;
+  out.key = part->key;
+  out.delta_ns = part->delta();
+  out.kind = part->key == "cpu_data_loading_us" ? "data_loading"
+             : part->key == "gpu_busy_us"       ? "gpu_work"
+             : part->key == "comm_us"           ? "communication"
+                                                : "cpu";
+  return out;
+}
+
+// The replacement that saved (or cost) the most GPU time, in words: "3 kernels of A (…: 378 µs)
+// became 1 in B (…: 63.0 µs)"; "" when none.
+std::string replacement_words(const Diff& d) {
+  const Replacement* best = nullptr;
+  for (const Replacement& r : d.replacements)
+    if (!r.a_work.empty() && !r.b_work.empty() && (!best || std::llabs(r.a_ns - r.b_ns) > std::llabs(best->a_ns - best->b_ns)))
+      best = &r;
+  if (!best) return "";
+  auto names = [](const std::vector<std::string>& ops, const std::vector<std::string>& work) {
+    const std::vector<std::string>& v = ops.empty() ? work : ops;
+    std::string out;
+    for (size_t i = 0; i < v.size() && i < 4; ++i) out += (i ? ", " : "") + v[i];
+    if (v.size() > 4) out += ", …";
+    return out;
+  };
+  return fmt::format("{} GPU operation{} of A ({}: {}) became {} in B ({}: {})", best->a_work.size(),
+                     best->a_work.size() == 1 ? "" : "s", names(best->a_ops, best->a_work), human_duration(best->a_ns),
+                     best->b_work.size(), names(best->b_ops, best->b_work), human_duration(best->b_ns));
+}
+
+const Component* component(const Diff& d, const std::string& key) {
+  for (const Component& c : d.components)
+    if (c.key == key) return &c;
+  return nullptr;
+}
+
+// "because …": the cause in words, from the slower side's point of view where that reads best.
+std::string cause_words(const Diff& d, const Verdict& v) {
+  const Cause& c = v.cause;
+  const bool b_slower = v.faster == "a";
+  const StepProfile& slow = b_slower ? d.b : d.a;
+  const char* slow_name = b_slower ? "B" : "A";
+  if (c.kind == "recompilation")
+    return fmt::format("{} recompiles in {} of its {} steps ({} compilation{}, {} per compiling step): torch.compile's "
+                       "compilation, not the compiled code, sets its pace",
+                       slow_name, slow.compile.steps_compiling, slow.steps, slow.compile.compilations,
+                       slow.compile.compilations == 1 ? "" : "s", human_duration(slow.compile.compile_per_step_ns));
+  if (c.kind == "cuda_graphs_not_replayed")
+    return fmt::format("{} asks for CUDA graphs ({:.0f} cudagraphify call{} per step) but replays none: its {} launches "
+                       "per step go one by one, and its compiled region takes {} per step",
+                       slow_name, slow.graphs.tree_events, slow.graphs.tree_events == 1 ? "" : "s",
+                       slow.launches.median, human_duration(slow.compile.region_ns));
+  if (c.kind == "compiled_call_overhead")
+    return fmt::format("for {} of GPU work per step, {}'s compiled call costs {} of CPU time per step (Dynamo's cache "
+                       "lookup and guards {}, the AOT wrapper and the graph call {}): the fixed CPU cost of a "
+                       "compiled call outweighs a workload this small",
+                       human_duration(slow.gpu_busy.median), slow_name,
+                       human_duration(slow.compile.region_ns + slow.compile.cache_lookup_ns),
+                       human_duration(slow.compile.cache_lookup_ns), human_duration(slow.compile.region_ns));
+  const Component* part = c.key.empty() ? nullptr : component(d, c.key);
+  if (!part) return "";
+  if (c.kind == "data_loading") {
+    const int64_t hi = std::max(part->a.median, part->b.median), lo = std::min(part->a.median, part->b.median);
+    const char* low_side = part->a.median < part->b.median ? "A" : "B";
+    if (static_cast<double>(lo) < kGoneShare * static_cast<double>(hi))
+      return fmt::format("the input wait is gone in {} ({} per step: the DataLoader wait is {} against {})", low_side,
+                         signed_duration(-(hi - lo)), human_duration(lo), human_duration(hi));
+    return fmt::format("the DataLoader wait is {} in B against {} in A ({} per step)", human_duration(part->b.median),
+                       human_duration(part->a.median), signed_duration(part->delta()));
+  }
+  if (c.kind == "gpu_work") {
+    std::string out = fmt::format("B runs {} per step", more_or_less(part->delta(), "GPU work"));
+    if (const std::string r = replacement_words(d); !r.empty()) out += ": " + r;
+    return out;
+  }
+  std::string label = part->label;
+  label.erase(0, label.find_first_not_of(' '));
+  return fmt::format("{} takes {} per step in B against {} in A ({})", label, human_duration(part->b.median),
+                     human_duration(part->a.median), signed_duration(part->delta()));
+}
+
+// The first advice, from the cause; empty when the cause has none of its own.
+std::vector<std::string> cause_advice(const Diff& d, const Verdict& v) {
+  const Cause& c = v.cause;
+  const bool b_slower = v.faster == "a";
+  const StepProfile& slow = b_slower ? d.b : d.a;
+  const char* slow_name = b_slower ? "B" : "A";
+  if (c.kind == "recompilation")
+    return {fmt::format("Stop {}'s recompilation: torch.compile(fn, dynamic=True), or torch._dynamo.mark_dynamic(x, dim) on "
+                        "the input whose size changes, or pad the inputs to a few fixed sizes; TORCH_LOGS=recompiles "
+                        "names the guard that fails (`whyslow explain` on {} shows the shapes).",
+                        slow_name, slow_name)};
+  if (c.kind == "cuda_graphs_not_replayed")
+    return {fmt::format("TORCH_LOGS=perf_hints says why {}'s CUDA graphs are skipped; with shapes that change every call, "
+                        "pad them to a few sizes, or drop mode=\"reduce-overhead\" whose bookkeeping buys nothing here.",
+                        slow_name)};
+  if (c.kind == "compiled_call_overhead")
+    return {fmt::format("For {} of GPU work the compiled call's fixed CPU cost dominates: keep {} here, give each call "
+                        "more work (a larger batch), or capture the step in a CUDA graph (mode=\"reduce-overhead\") so "
+                        "one launch replaces the guards and the wrapper.",
+                        human_duration(slow.gpu_busy.median), b_slower ? "A" : "B")};
+  return {};
 }
 
 // What to keep and why, from the verdict and the bound of the slower side: a saving explains a
@@ -94,9 +337,12 @@ Advice decide_advice(const Verdict& v, const StepProfile& a, const StepProfile& 
 
 std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
   const Advice& x = v.advice;
-  if (x.keep.empty() && v.basis == "rank_test")
+  if (x.keep.empty() && v.basis == "within_spread")
     return {fmt::format("Profile more steps: with {} and {}, a change of {:+.1f} % is not told apart from the steps' spread.",
                         a.steps, b.steps, v.delta_pct)};
+  if (x.keep.empty() && v.basis == "same_work")
+    return {"The program did not change between the two traces: to compare two versions, change one thing between "
+            "the recordings and record both on one quiet machine, one right after the other."};
   if (x.keep.empty())
     return {fmt::format("Neither side wins at this size; keep the simpler one, or try a size where the {}.",
                         v.bound_b == "cpu" ? "GPU work is larger" : "CPU overhead matters more")};
@@ -143,20 +389,37 @@ std::string verdict_words(const Verdict& v, const StepProfile& a, const StepProf
   const char* winner = v.faster == "b" ? "B" : "A";
   if (v.basis == "min_change")
     return fmt::format("No measurable difference: {}, within 2 % of A's.", medians);
+  if (v.basis == "same_work")
+    return fmt::format("Not shown to differ: {}, but both run the same ops and kernels with the same calls in every "
+                       "step, and the time moved a little in every part of the step at once rather than in one: "
+                       "run-to-run variation of the machine (CPU clocks, other processes), not a change in the program.",
+                       medians);
+  if (v.basis == "paired_steps")
+    return fmt::format("{} is faster (confidence {}): each of the {} steps of one schedule ({} … {}) is {} in B than "
+                       "the same step in A, by more than 2 % of A's median. {}.",
+                       winner, v.confidence, a.steps, a.step_names.front(), a.step_names.back(),
+                       v.faster == "b" ? "shorter" : "longer", medians);
+  if (v.basis == "outlier_step")
+    return fmt::format("{} is faster (confidence {}): leaving out {}, far from its side's other steps, every B step is "
+                       "{} than every A step. {}.",
+                       winner, v.confidence, v.outlier_step, v.faster == "b" ? "shorter" : "longer", medians);
   if (v.basis == "single_step")
     return fmt::format("{} is faster on {}: {}. One step shows no run-to-run noise, so this may be noise: profile more "
                        "steps to be sure.",
                        winner, counts, medians);
   if (v.basis == "ranges_disjoint")
-    return fmt::format("{} is faster: every B step is {} than every A step ({} and {} steps; by chance that happens with "
-                       "probability {}). {}.",
-                       winner, v.faster == "b" ? "shorter" : "longer", a.steps, b.steps, p_text(v.test.smallest_p), medians);
+    return fmt::format("{} is faster (confidence {}): every B step is {} than every A step ({} and {} steps; by chance "
+                       "that happens with probability {}). {}.",
+                       winner, v.confidence, v.faster == "b" ? "shorter" : "longer", a.steps, b.steps,
+                       p_text(v.test.smallest_p), medians);
   if (v.faster == "same")
-    return fmt::format("Not shown to differ: {}, but the steps' ranges overlap and their ranks differ no more than "
-                       "chance makes them (Mann–Whitney p = {} over {}, above {}).",
+    return fmt::format("Not shown to differ: {}, but the steps' ranges overlap, no step of one schedule moved the same "
+                       "way in every step, and their ranks differ no more than chance makes them (Mann–Whitney p = {} "
+                       "over {}, above {}).",
                        medians, p_text(v.test.p_value), counts, p_text(kSignificance));
-  return fmt::format("{} is faster: {}; the steps' ranks differ beyond chance (Mann–Whitney p = {} over {}, at most {}).",
-                     winner, medians, p_text(v.test.p_value), counts, p_text(kSignificance));
+  return fmt::format("{} is faster (confidence {}): {}; the steps' ranks differ beyond chance (Mann–Whitney p = {} over "
+                     "{}, at most {}).",
+                     winner, v.confidence, medians, p_text(v.test.p_value), counts, p_text(kSignificance));
 }
 
 // Two ranks of one job: the same workload, so the words say where their steps differ (compute or
@@ -219,8 +482,11 @@ void judge(Diff& d) {
   v.decided_by = v.bound_b;
   v.syncs_every_step = b.sync_wait.min > 0;
   v.test = rank_test(a.step_ns, b.step_ns);
-  const WorkloadOverlap& o = v.overlap;
-  if (o.measured && o.share < kMinComparableShare) {
+  WorkloadOverlap& o = v.overlap;
+  // An op swap (eager attention → SDPA) changes kernels and op shapes alike; the same blocks given
+  // the same inputs still make it one problem solved two ways.
+  if (o.measured && o.share < kMinComparableShare && o.inputs_agree) o.basis = "inputs";
+  if (o.measured && o.share < kMinComparableShare && !o.inputs_agree) {
     v.comparable = false;
     d.mismatches.push_back(fmt::format(
         "A and B do not look like the same workload: {} of the GPU time runs kernels both sides run, and {} runs on "
@@ -237,7 +503,7 @@ void judge(Diff& d) {
     v.try_next = {"Compare two traces of the same workload: before and after one change."};
     return;
   }
-  decide_faster(v, a, b);
+  decide_faster(v, d);
   v.same_job = a.world_size > 0 && a.world_size == b.world_size && a.rank >= 0 && b.rank >= 0 && a.rank != b.rank;
   v.advice = v.same_job ? Advice{} : decide_advice(v, a, b);
   const int64_t min_change = static_cast<int64_t>(kMinChangeShare * static_cast<double>(a.step.median));
@@ -251,10 +517,20 @@ void judge(Diff& d) {
                   "rank0.json rank1.json … or their folder) to see which rank arrives late at the collectives and why."};
     return;
   }
-  v.summary = fmt::format("{} B runs {} per step and spends {}.{}{}", verdict_words(v, a, b),
+  v.cause = find_cause(d, v);
+  const std::string because = cause_words(d, v);
+  v.summary = fmt::format("{}{} B runs {} per step and spends {}.{}{}", verdict_words(v, a, b),
+                          because.empty() ? "" : fmt::format(" Because {}.", because),
                           more_or_less(v.delta_gpu_busy_ns, "GPU work"), more_or_less(v.delta_cpu_ns, "CPU time"),
                           bound_words(v, a, b), change_words(v));
-  v.try_next = advice_words(v, a, b);
+  v.try_next = cause_advice(d, v);
+  // A cause of torch.compile's own has its advice first; the generic remedies for CPU time (CUDA
+  // graphs, larger calls) would repeat it or, against recompilation, mislead.
+  const bool compile_cause = !v.try_next.empty();
+  for (std::string& t : advice_words(v, a, b))
+    if (!compile_cause || (t.find("CUDA graphs (torch.compile(mode") == std::string::npos &&
+                           t.find("Give each call more work") == std::string::npos))
+      v.try_next.push_back(std::move(t));
 }
 
 }  // namespace whyslow

@@ -6,6 +6,8 @@
 //  - the tensor shapes the launching ops were called with ("[256, 1024]"): survives a change of
 //    kernels (eager vs compiled, H100 vs MI300 run the same shapes), not a change of problem
 //    size (a 32-token decode step and a 15,360-token prefill step share no activation shape).
+// And one that survives a change of both (an op swap: eager attention → SDPA runs other kernels
+// on other op shapes): the same record_function blocks, each given the same first input shape.
 // Work of the same program shares one or the other; a decode step and a prefill step share
 // neither. A share is of time, not of names: a few shared small kernels (copies, a norm) do not
 // make a 15,360-token GEMM comparable with a 32-token one.
@@ -13,24 +15,54 @@
 #include <map>
 #include <set>
 
+#include "analysis/core/op_inputs.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "diff/diff.hpp"
 
 namespace whyslow {
 namespace {
 
+// The steady steps in time order, and whether a time falls in one of them outside torch.compile's
+// compilations: work launched while compiling (Inductor's autotuning benchmarks, tracing with fake
+// tensors) is the compiler's, not the workload's.
+class WorkloadTime {
+ public:
+  explicit WorkloadTime(const Facts& f) : compilations_(f.compile.compilations) {
+    for (const StepFacts* s : steady_steps(f)) steps_.push_back(*s);
+    std::sort(steps_.begin(), steps_.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  }
+  bool holds(int64_t ts) const {
+    if (step_containing(steps_, ts) < 0) return false;
+    auto it = std::upper_bound(compilations_.begin(), compilations_.end(), ts,
+                               [](int64_t x, const Compilation& c) { return x < c.start_ns; });
+    return it == compilations_.begin() || std::prev(it)->end_ns < ts;
+  }
+
+ private:
+  std::vector<StepFacts> steps_;
+  const std::vector<Compilation>& compilations_;  // in time order, not overlapping
+};
+
+// GPU time per kernel (copy, memset) name of the work launched in the steady steps.
+std::map<std::string, int64_t> time_by_kernel(const Trace& t, const Facts& f) {
+  const WorkloadTime workload(f);
+  std::map<std::string, int64_t> out;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_gpu_activity(t.kind[e]) && t.launch_link[e] != kNoEvent && workload.holds(t.start_ns[t.launch_link[e]]))
+      out[std::string(t.name_of(e))] += t.dur_ns[e];
+  return out;
+}
+
 // Time per shape of the GPU work launched in the steady steps; an activity's time is shared
 // equally among the distinct shapes its op was called with. Work whose op has no shapes
 // (record_shapes off, CUDA graph replays) is left out.
 std::map<std::string, double> time_by_shape(const Trace& t, const Facts& f) {
-  std::vector<StepFacts> steps;
-  for (const StepFacts* s : steady_steps(f)) steps.push_back(*s);
-  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  const WorkloadTime workload(f);
   std::map<std::string, double> out;
   std::set<std::string> shapes;
   for (EventId e = 0; e < t.size(); ++e) {
     if (!is_gpu_activity(t.kind[e]) || t.launch_link[e] == kNoEvent) continue;
-    if (step_containing(steps, t.start_ns[t.launch_link[e]]) < 0) continue;
+    if (!workload.holds(t.start_ns[t.launch_link[e]])) continue;
     EventId op = t.op_link[e];
     if (op == kNoEvent) op = t.parent[t.launch_link[e]];
     if (op == kNoEvent || t.kind[op] != EventKind::CpuOp || t.detail[op] == UINT32_MAX) continue;  // no shapes
@@ -44,6 +76,39 @@ std::map<std::string, double> time_by_shape(const Trace& t, const Facts& f) {
       if (shape.find('[', 1) == std::string_view::npos && shape != "[]") shapes.insert(std::string(shape));
     }
     for (const std::string& s : shapes) out[s] += static_cast<double>(t.dur_ns[e]) / static_cast<double>(shapes.size());
+  }
+  return out;
+}
+
+// What each record_function block at the top of the first steady step is given: the first tensor
+// shape of the first op with recorded shapes inside it ("attention" → "[8, 16, 1024, 64]"); a block
+// without one maps to "". An op swap inside a block (eager attention → SDPA) keeps it.
+std::map<std::string, std::string> block_inputs(const Trace& t, const Facts& f) {
+  std::map<std::string, std::string> out;
+  const StepFacts* first = nullptr;
+  for (const StepFacts* s : steady_steps(f))
+    if (s->event != kNoEvent && (!first || s->start_ns < first->start_ns)) first = s;
+  if (!first) return out;
+  const EventId step = first->event;
+  const WorkloadTime workload(f);
+  std::map<EventId, std::pair<int64_t, std::string>> earliest;  // top-level block → (start, shape) of its first shaped op
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.track[e] != t.track[step] || t.start_ns[e] < first->start_ns || t.start_ns[e] > first->end_ns) continue;
+    if (t.parent[e] == step && t.kind[e] == EventKind::UserAnnotation) out.try_emplace(block_key(t.name_of(e)), "");
+    if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX || !workload.holds(t.start_ns[e])) continue;
+    EventId top = e;
+    while (top != kNoEvent && t.parent[top] != step) top = t.parent[top];
+    if (top == kNoEvent || t.kind[top] != EventKind::UserAnnotation) continue;
+    const NameId dims = t.op_shapes[t.detail[e]].input_dims;
+    if (dims == kNoName) continue;
+    std::string shape = first_tensor_shape(t.names.view(dims));
+    if (shape.empty()) continue;
+    auto [it, inserted] = earliest.try_emplace(top, t.start_ns[e], shape);
+    if (!inserted && t.start_ns[e] < it->second.first) it->second = {t.start_ns[e], std::move(shape)};
+  }
+  for (const auto& [block, first_op] : earliest) {
+    std::string& shape = out[block_key(t.name_of(block))];
+    if (shape.empty()) shape = first_op.second;
   }
   return out;
 }
@@ -64,16 +129,9 @@ double shared_share(const Map& a, const Map& b, Has has) {
 
 }  // namespace
 
-WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d) {
+WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb) {
   WorkloadOverlap o;
-  // Kernel time per step by name, from the kernel comparison: matched names are on both sides.
-  std::map<std::string, int64_t> ka, kb;
-  for (const KernelDelta& k : d.matched) {
-    ka[k.name] = k.a_ns;
-    kb[k.name] = k.b_ns;
-  }
-  for (const KernelDelta& k : d.only_a) ka[k.name] = k.a_ns;
-  for (const KernelDelta& k : d.only_b) kb[k.name] = k.b_ns;
+  const std::map<std::string, int64_t> ka = time_by_kernel(a, fa), kb = time_by_kernel(b, fb);
   auto positive = [](const std::map<std::string, int64_t>& m) {
     return std::any_of(m.begin(), m.end(), [](const auto& kv) { return kv.second > 0; });
   };
@@ -85,6 +143,17 @@ WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b,
   if (!sa.empty() && !sb.empty()) o.shape_share = shared_share(sa, sb, has);
   o.share = std::max(o.kernel_share, o.shape_share);
   o.basis = o.shape_share > o.kernel_share ? "shapes" : "kernels";
+  // The same blocks, each given the same first input shape.
+  const auto ia = block_inputs(a, fa), ib = block_inputs(b, fb);
+  if (!ia.empty() && ia.size() == ib.size()) {
+    bool all = true;
+    for (const auto& [block, shape] : ia) {
+      const auto it = ib.find(block);
+      if (it == ib.end() || it->second != shape) all = false;
+      else if (!shape.empty()) o.agreeing_inputs.push_back(block + ": " + shape);
+    }
+    o.inputs_agree = all && !o.agreeing_inputs.empty();
+  }
   return o;
 }
 

@@ -63,11 +63,15 @@ void side(JsonWriter& w, const char* key, const StepProfile& p) {
   w.key("graph_breaks_per_step").number(c.graph_breaks);
   w.key("recompilations").unsigned_integer(c.recompilations);
   w.key("compile_us").microseconds(c.compile_ns);
+  w.key("steps_compiling").unsigned_integer(c.steps_compiling);
+  w.key("compilations_in_steps").unsigned_integer(c.compilations);
+  w.key("compile_us_per_compiling_step").microseconds(c.compile_per_step_ns);
   w.end_object();
   w.key("cuda_graphs").begin_object(Layout::Inline);
   w.key("launches_per_step").number(p.graphs.launches);
   w.key("kernels_per_launch").number(p.graphs.kernels_per_launch);
   w.key("memcpys_per_step").number(p.graphs.copies);
+  w.key("cudagraph_tree_calls_per_step").number(p.graphs.tree_events);
   w.end_object();
   w.end_object();
 }
@@ -155,6 +159,22 @@ std::string render_diff_json(const Diff& d) {
   w.key("delta_pct").number(v.delta_pct);
   w.key("noise_us").microseconds(v.noise_ns);
   w.key("basis").string(v.basis);
+  w.key("confidence");
+  if (v.confidence.empty()) w.null();
+  else w.string(v.confidence);
+  w.key("outlier_step");
+  if (v.outlier_step.empty()) w.null();
+  else w.string(v.outlier_step);
+  w.key("cause");
+  if (v.cause.kind.empty()) {
+    w.null();
+  } else {
+    w.begin_object(Layout::Inline);
+    w.key("kind").string(v.cause.kind);
+    w.key("key").string(v.cause.key);
+    w.key("delta_us").microseconds(v.cause.delta_ns);
+    w.end_object();
+  }
   w.key("significance").number(v.significance);
   w.key("rank_test").begin_object(Layout::Inline);
   w.key("u_b_slower").number(v.test.u_b_slower);
@@ -175,6 +195,8 @@ std::string render_diff_json(const Diff& d) {
     w.key("shape_share");
     if (v.overlap.shape_share < 0) w.null();
     else w.number(v.overlap.shape_share);
+    w.key("inputs_agree").boolean(v.overlap.inputs_agree);
+    strings(w, "agreeing_inputs", v.overlap.agreeing_inputs);
     w.end_object();
   }
   w.key("decomposition").begin_object(Layout::Inline);

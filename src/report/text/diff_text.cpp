@@ -132,9 +132,11 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
   if (v.comparable && v.same_job)
     out += fmt::format(": two ranks of one job{}\n", v.faster == "same" ? "" : v.faster == "b" ? " (B's step is shorter)" : " (A's step is shorter)");
   else if (v.comparable && v.faster == "same")
-    out += v.basis == "rank_test" ? fmt::format(": not shown to differ (p = {:.3f})\n", v.test.p_value) : ": no measurable difference\n";
+    out += v.basis == "within_spread" ? fmt::format(": not shown to differ (p = {:.3f})\n", v.test.p_value)
+           : v.basis == "same_work"   ? ": not shown to differ (the same work; the machine varied)\n"
+                                      : ": no measurable difference\n";
   else if (v.comparable)
-    out += fmt::format(": {} is faster\n", v.faster == "b" ? "B" : "A");
+    out += fmt::format(": {} is faster (confidence {})\n", v.faster == "b" ? "B" : "A", v.confidence);
   else out += ": none (the traces are not comparable)\n";
   append_paragraph(out, v.summary, "  ");
   if (!v.try_next.empty()) {
