@@ -37,9 +37,7 @@ import math
 import os
 import platform
 import shutil
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 
@@ -201,7 +199,7 @@ NOTES = {
 
 # ----------------------------------------------------------------------------- helpers
 def _record_fixtures():
-    """tools/record_fixtures.py as a module: its avg_row() and run_each() are shared."""
+    """tools/record_fixtures.py as a module: its avg_row(), run_each() and pack() are shared."""
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("record_fixtures", os.path.join(here, "record_fixtures.py"))
     mod = importlib.util.module_from_spec(spec)
@@ -517,55 +515,9 @@ def summary_line(outdir, name):
             f"pstep={m.get('trace', {}).get('profiler_steps')}")
 
 
-PART = int(15.5 * 1024 * 1024)
-MAX_PARTS = 4  # 4 x 15.5 MiB + the log stays under the 64 MiB that may come back
-
-
-def pack(outdir, dest):
-    files = sorted(os.listdir(outdir))
-    dropped = []
-
-    def make_tar(path):
-        with tarfile.open(path, "w") as t:
-            for fn in files:
-                if fn not in dropped:
-                    t.add(os.path.join(outdir, fn), arcname="compile/" + fn)
-        return os.path.getsize(path)
-
-    tar_path = os.path.join(dest, "compile.tar")
-    size = make_tar(tar_path)
-    while size > PART * MAX_PARTS:
-        traces = [fn for fn in files if fn.endswith(".json.gz") and fn not in dropped]
-        if not traces:
-            break
-        big = max(traces, key=lambda fn: os.path.getsize(os.path.join(outdir, fn)))
-        dropped.append(big)
-        size = make_tar(tar_path)
-    if dropped:
-        with open(os.path.join(dest, "dropped.txt"), "w") as f:
-            for fn in dropped:
-                f.write(f"{fn} {os.path.getsize(os.path.join(outdir, fn))}\n")
-    if size > PART:
-        with open(tar_path, "rb") as src:
-            k = 0
-            while True:
-                chunk = src.read(PART)
-                if not chunk:
-                    break
-                with open(f"{tar_path}.part{k:02d}", "wb") as dst:
-                    dst.write(chunk)
-                k += 1
-        os.remove(tar_path)
-        print(f"pack: compile.tar is {size} bytes, cut into {k} parts (cat compile.tar.part* > compile.tar)")
-    else:
-        print(f"pack: compile.tar {size} bytes")
-    if dropped:
-        print("pack: left out (too large):", dropped)
-
-
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--pack":
-        pack(sys.argv[2], sys.argv[3])
+        _record_fixtures().pack(sys.argv[2], sys.argv[3], "compile")
         return
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)

@@ -304,6 +304,53 @@ def run_each(script, outdir, names, timeout_of=lambda name: None, env_of=lambda 
     return failed
 
 
+# What may come back from the GPU machine's $OUT: files of at most 16 MiB, 64 MiB in all.
+PACK_PART = int(15.5 * 1024 * 1024)
+PACK_MAX_PARTS = 4  # 4 x 15.5 MiB + the log stays under the 64 MiB that may come back
+
+
+def pack(outdir, dest, name):
+    """Tars OUTDIR into DEST/NAME.tar (members under NAME/). Over PACK_PART bytes the tar is cut into
+    DEST/NAME.tar.partNN pieces (cat them together to get it back); if even PACK_MAX_PARTS pieces
+    would not hold it, the largest traces are left out and listed in DEST/dropped.txt."""
+    import tarfile
+    files = sorted(os.listdir(outdir))
+    dropped = []
+
+    def make_tar(path):
+        with tarfile.open(path, "w") as t:
+            for fn in files:
+                if fn not in dropped:
+                    t.add(os.path.join(outdir, fn), arcname=name + "/" + fn)
+        return os.path.getsize(path)
+
+    tar_path = os.path.join(dest, name + ".tar")
+    size = make_tar(tar_path)
+    while size > PACK_PART * PACK_MAX_PARTS:
+        traces = [fn for fn in files if fn.endswith(".json.gz") and fn not in dropped]
+        if not traces:
+            break
+        dropped.append(max(traces, key=lambda fn: os.path.getsize(os.path.join(outdir, fn))))
+        size = make_tar(tar_path)
+    if dropped:
+        with open(os.path.join(dest, "dropped.txt"), "w") as f:
+            for fn in dropped:
+                f.write(f"{fn} {os.path.getsize(os.path.join(outdir, fn))}\n")
+    if size > PACK_PART:
+        with open(tar_path, "rb") as src:
+            k = 0
+            while chunk := src.read(PACK_PART):
+                with open(f"{tar_path}.part{k:02d}", "wb") as dst:
+                    dst.write(chunk)
+                k += 1
+        os.remove(tar_path)
+        print(f"pack: {name}.tar is {size} bytes, cut into {k} parts (cat {name}.tar.part* > {name}.tar)")
+    else:
+        print(f"pack: {name}.tar {size} bytes")
+    if dropped:
+        print("pack: left out (too large):", dropped)
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)

@@ -28,6 +28,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     // These read only the steps' bounds, which the CPU-time pass below leaves as they are.
     jobs.run([&] { f.cold_start = cold_start(trace, f.steps, busy); });
     jobs.run([&] { f.compile = compile_regions(trace, f.steps); });
+    if (!trace.memory.empty()) jobs.run([&] { f.memory = memory_usage(trace, f.steps); });
     jobs.run([&] {
       f.comm = communication(trace, f.steps);
       f.loops = find_loops(trace, f.steps);

@@ -344,6 +344,58 @@ struct EagerAttention {
   int64_t fused_floor_ns = 0;
 };
 
+// ---- memory (memory/memory.cpp): the allocators' records of profile_memory=True ----
+// What an allocation live at a peak is, from when and by what it was allocated and freed.
+enum class MemoryRole : uint8_t {
+  Persistent,  // allocated before the step: parameters, optimizer state, anything kept across steps
+  Activation,  // allocated in the step outside backward and freed by backward: saved for the backward pass
+  Backward,    // allocated by an op autograd ran: gradients and backward temporaries
+  Temporary,   // allocated in the step outside backward and freed in it, not by backward
+  Kept,        // allocated in the step and still live when it ends
+};
+std::string_view to_string(MemoryRole r);  // "persistent", "activation", …
+
+// One allocation live at a peak.
+struct LiveAllocation {
+  EventId alloc = kNoEvent;  // the [memory] record that allocated it
+  EventId freed = kNoEvent;  // the record that freed it; kNoEvent: live at the end of the trace
+  EventId op = kNoEvent;     // the innermost CPU op open on its thread when it was allocated
+  EventId block = kNoEvent;  // the innermost record_function block (not a ProfilerStep) around it
+  int64_t bytes = 0;
+  MemoryRole role = MemoryRole::Persistent;
+};
+
+// One device in one step (Facts::steps order).
+struct StepMemory {
+  int64_t peak_allocated = -1, peak_reserved = -1;  // the largest totals in the step (incl. at its start)
+  int64_t peak_at_ns = 0;                           // when the allocated peak was reached
+  int64_t start_allocated = -1, end_allocated = -1;  // allocated when the step starts and ends
+  bool recorded = false;                            // a record falls in the step
+};
+
+// One allocator: a (device type, device id) pair.
+struct DeviceMemory {
+  int32_t device_type = -1, device_id = -1;  // c10::DeviceType (0 CPU, 1 CUDA) and index
+  uint64_t records = 0, allocations = 0, frees = 0;
+  int64_t peak_allocated = -1, peak_reserved = -1;  // over the trace
+  int64_t peak_at_ns = 0;
+  EventId peak_event = kNoEvent;
+  std::vector<StepMemory> steps;  // one per Facts::steps entry
+  // The allocations live at the peak that is reported: the step with the largest allocated peak,
+  // or the trace's peak without steps; largest first.
+  int peak_step = -1;                   // that step (-1: the whole trace)
+  int64_t live_peak_allocated = -1;     // the allocated total there
+  int64_t live_peak_at_ns = 0;
+  std::vector<LiveAllocation> live_at_peak;
+  // Records the trace contradicts itself in: a free of an address with nothing live there, a
+  // "Total Allocated" that is not the previous total plus Bytes, a negative total.
+  uint64_t unmatched_frees = 0, total_mismatches = 0, negative_totals = 0;
+};
+
+struct MemoryFacts {
+  std::vector<DeviceMemory> devices;  // GPUs first (by id), then the CPU
+};
+
 struct Facts {
   std::vector<StepFacts> steps;
   std::vector<OpRow> ops;
@@ -367,6 +419,7 @@ struct Facts {
   BlockFacts blocks;        // the user's code as a tree: record_function, nn.Module, Python frames
   std::vector<LoopFacts> loops;  // at most one per step, in step order
   std::vector<EagerAttention> eager_attention;  // by scores shape, largest GPU time first
+  MemoryFacts memory;
 };
 
 // Runs every analysis pass in order.

@@ -41,6 +41,7 @@ SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
 CopyFacts copies(const Trace& trace);
 ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy);
 CompileFacts compile_regions(const Trace& trace, const std::vector<StepFacts>& steps);
+MemoryFacts memory_usage(const Trace& trace, const std::vector<StepFacts>& steps);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
 // NCCL/RCCL kernels with their collectives' parameters and the link's peak (comm.cpp).
 CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps);

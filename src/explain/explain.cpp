@@ -62,6 +62,8 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_unfused_elementwise(t, f, out);
   rule_exposed_comm(t, f, out);
   rule_comm_wait(t, f, out);
+  rule_memory_peak(t, f, out);
+  rule_memory_growth(t, f, out);
   rule_hotspot(t, f, out);
   rule_no_annotations(t, f, out);
   rule_eager_attention(t, f, out);

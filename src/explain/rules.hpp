@@ -32,6 +32,8 @@ void rule_comm_wait(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_hotspot(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_no_annotations(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_eager_attention(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_memory_peak(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_memory_growth(const Trace&, const Facts&, std::vector<Finding>&);
 
 // "each 113 µs step", or "the 96.3 ms profiled (no ProfilerStep annotations)" for a trace without
 // steps, whose whole window stands in for a step.

@@ -246,14 +246,19 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
       case 4:
         if (key == "grid") { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
         else if (key == "name") string_or_raw(v, key, TextField::MetaValue, scratch);
+        else if (key == "Addr") { e.memory.addr = int_arg(v, key, -1); e.has_memory = true; }
         break;
       case 5:
         if (key == "block") { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
         else if (key == "bytes") e.gpu.bytes = int_arg(v, key, -1);
         else if (key == "dtype") string_or_raw(v, key, TextField::CommDtype, scratch);
+        else if (key == "Bytes") { e.memory.bytes = int_arg(v, key, 0); e.has_memory = true; }
         break;
       case 6:
         if (key == "labels") string_or_raw(v, key, TextField::MetaValue, scratch);
+        break;
+      case 9:
+        if (key == "Device Id") e.memory.device_id = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 10:
         if (key == "Input type") string_or_raw(v, key, TextField::InputType, scratch);
@@ -263,6 +268,7 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
       case 11:
         if (key == "correlation") e.correlation = int_arg(v, key);
         else if (key == "External id" || key == "external id") e.external_id = int_arg(v, key);
+        else if (key == "Device Type") e.memory.device_type = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 13:
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
@@ -273,10 +279,12 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
       case 14:
         if (key == "cuda_sync_kind") string_or_raw(v, key, TextField::SyncKind, scratch);
         else if (key == "Out msg nelems") e.comm.out_nelems = int_arg(v, key, -1);
+        else if (key == "Total Reserved") { e.memory.total_reserved = int_arg(v, key, -1); e.has_memory = true; }
         break;
       case 15:
         if (key == "Concrete Inputs") string_or_raw(v, key, TextField::ConcreteInputs, scratch);
         else if (key == "Collective name") string_or_raw(v, key, TextField::CommCollective, scratch);
+        else if (key == "Total Allocated") { e.memory.total_allocated = int_arg(v, key, -1); e.has_memory = true; }
         break;
       case 16:  // older torch names the group by number only
         if (key == "Process Group ID") string_or_raw(v, key, TextField::CommGroupId, scratch);

@@ -39,6 +39,9 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
     if (t.detail[e] != UINT32_MAX) {
       if (is_gpu_activity(k)) {
         p.gpu = t.gpu_detail[t.detail[e]];
+      } else if (k == EventKind::Instant) {
+        p.memory = t.memory[t.detail[e]];
+        p.has_memory = true;
       } else if (k == EventKind::Sync) {
         p.sync_kind = copy_name(t.sync_kind[t.detail[e]]);
       } else {

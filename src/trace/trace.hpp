@@ -74,6 +74,18 @@ struct CommArgs {
   bool any() const { return collective != kNoName || in_nelems >= 0 || out_nelems >= 0 || seq >= 0; }
 };
 
+// One allocation or free an allocator reported (profile_memory=True): a "[memory]" instant event's
+// args. Bytes > 0 allocates at Addr, < 0 frees what was allocated there; the totals are the
+// allocator's after it (CUDA: torch.cuda.memory_allocated() / memory_reserved() of that device).
+struct MemoryRecord {
+  int64_t addr = -1;             // "Addr"; -1 when absent
+  int64_t bytes = 0;             // "Bytes"
+  int64_t total_allocated = -1;  // "Total Allocated"; -1 when absent
+  int64_t total_reserved = -1;   // "Total Reserved"; -1 when absent
+  int32_t device_type = -1;      // "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA, …); -1 when absent
+  int32_t device_id = -1;        // "Device Id" (-1 for the CPU)
+};
+
 // The top-level `distributedInfo` (torch.distributed): which rank wrote the trace.
 struct DistributedInfo {
   int32_t rank = -1, world_size = -1;  // -1: not in the trace
@@ -141,12 +153,13 @@ struct Trace {
   // (the innermost op on the stack at launch time). kNoEvent when unresolved. Where that op does
   // not enclose the launch call (a broken External id), the op that does (trace/op_links.hpp).
   std::vector<EventId> op_link;
-  std::vector<uint32_t> detail;      // index into gpu_detail (GPU activity) or op_shapes (ops)
+  std::vector<uint32_t> detail;      // index into gpu_detail (GPU activity), op_shapes (ops) or memory (instants)
 
   std::vector<GpuDetail> gpu_detail;
   std::vector<OpShapes> op_shapes;
   std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
   std::vector<CommArgs> comm_args;   // record_param_comms ops with parameters, ascending by event
+  std::vector<MemoryRecord> memory;  // per instant event with allocator args, in event order
   // Autograd's backward ops (args "Fwd thread id", with the "Sequence number" that torch's
   // `fwdbwd` flows are drawn from): work run on the engine's thread for another thread's forward.
   // Ascending; sparse, so no per-event column.

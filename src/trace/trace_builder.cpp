@@ -199,6 +199,9 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
   } else if (kind == EventKind::Sync) {
     detail = static_cast<uint32_t>(t.sync_kind.size());
     t.sync_kind.push_back(e.sync_kind);
+  } else if (kind == EventKind::Instant && e.has_memory) {
+    detail = static_cast<uint32_t>(t.memory.size());
+    t.memory.push_back(e.memory);
   }
   t.detail.push_back(detail);
   if (e.comm.any() && (kind == EventKind::CpuOp || kind == EventKind::UserAnnotation)) {

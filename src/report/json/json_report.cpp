@@ -6,6 +6,7 @@
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
 #include "report/json/loops_json.hpp"
+#include "report/json/memory_json.hpp"
 #include "report/json/schema.hpp"
 #include "report/text/tables.hpp"
 
@@ -49,12 +50,14 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   if (facts.steps.empty() && facts.window_thread < trace.tracks.size()) w.string(trace.tracks[facts.window_thread].name);
   else w.null();
   report::write_trace_comm(w, trace, facts);
+  report::write_trace_memory(w, facts);
   w.end_object();
 }
 
 void write_steps(JsonWriter& w, const Facts& facts) {
   w.key("steps").begin_array();
-  for (const StepFacts& s : facts.steps) {
+  for (size_t i = 0; i < facts.steps.size(); ++i) {
+    const StepFacts& s = facts.steps[i];
     w.begin_object(Layout::Inline);
     w.key("name").string(s.name);
     w.key("start_us").microseconds(s.start_ns);
@@ -70,6 +73,7 @@ void write_steps(JsonWriter& w, const Facts& facts) {
     w.key("data_loading_gpu_idle_us").microseconds(s.data_loading_gpu_idle_ns);
     w.key("allocator_calls").unsigned_integer(s.allocator_calls);
     report::write_step_comm(w, s);
+    report::write_step_memory(w, facts, i);
     w.end_object();
   }
   w.end_array();
@@ -241,6 +245,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_annotations(w, facts);
   write_blocks(w, trace, facts);
   report::write_loops(w, trace, facts);
+  report::write_memory(w, trace, facts);
   write_findings(w, trace, facts, findings);
   report::write_ceilings(w, facts);
   report::write_collectives(w, trace, facts);

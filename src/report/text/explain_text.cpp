@@ -117,6 +117,11 @@ std::string evidence_pair(const Evidence& e) {
   const std::string value = format_number(e.value);
   if (e.unit.empty() || e.unit == "count") return fmt::format("{} = {}", e.key, value);
   if (e.unit == "x") return fmt::format("{} = {}×", e.key, value);
+  if (e.unit == "bytes") {
+    std::string_view key = e.key;
+    if (key.ends_with("_bytes")) key.remove_suffix(6);
+    return fmt::format("{} = {}", key, human_bytes(std::llround(e.value)));
+  }
   return fmt::format("{} = {} {}", e.key, value, e.unit);
 }
 
@@ -203,6 +208,7 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   }
   out += steps_table(facts) + '\n';
   if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';
+  out += memory_table(trace, facts) + '\n';
   if (const std::string cpu = cpu_time_table(trace, facts); !cpu.empty()) out += cpu + '\n';
   out += kernels_table(trace, facts, options.max_rows) + '\n';
   out += roofline_table(trace, facts, options.max_rows) + '\n';

@@ -27,5 +27,7 @@ std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows
 std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows);
 // Steps split into the iterations of a loop (loops_table.cpp); empty when no step repeats.
 std::string loops_table(const Trace& trace, const Facts& facts);
+// Each step's memory on the trace's main allocator, or the one line saying how to record it.
+std::string memory_table(const Trace& trace, const Facts& facts);
 
 }  // namespace whyslow::report

@@ -1,0 +1,250 @@
+// Where the memory goes, from the allocators' own records (profile_memory=True: a "[memory]"
+// instant per allocation and free, with the allocator's totals after it): each device's peak, each
+// step's peak and its allocated bytes at the start and the end, and the allocations live at the
+// largest step peak — matched to their frees by address and order, attributed to the innermost CPU
+// op and record_function block open on their thread, and sorted by what they are (kept across steps,
+// saved for backward, made by backward, temporary, kept past the step).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/passes.hpp"
+#include "analysis/steps/steady_steps.hpp"
+#include "trace/steps.hpp"
+
+namespace whyslow {
+namespace {
+
+// What was open on the allocating (or freeing) thread.
+struct Context {
+  EventId op = kNoEvent, block = kNoEvent;
+  bool backward = false;  // inside an op autograd ran
+};
+
+// Autograd runs each backward node inside "autograd::engine::evaluate_function: <Node>", on its
+// engine thread for CUDA work and on the calling thread for CPU work. (Not "Fwd thread id": torch
+// 2.x writes it on forward ops too, as 0.)
+bool is_backward_frame(const Trace& t, EventId e) {
+  return t.name_of(e).starts_with("autograd::engine::evaluate_function");
+}
+
+// Each memory record's context, by its index in Trace::memory: one sweep per thread that has
+// records, with the stack of events open at each record (the nesting torch's op tree uses).
+std::vector<Context> record_contexts(const Trace& t) {
+  std::vector<Context> out(t.memory.size());
+  std::vector<EventId> open;
+  for (const Track& tr : t.tracks) {
+    const bool has_records = std::any_of(tr.events.begin(), tr.events.end(), [&](EventId e) {
+      return t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX;
+    });
+    if (!has_records) continue;
+    open.clear();
+    for (EventId e : tr.events) {
+      const int64_t start = t.start_ns[e];
+      if (t.kind[e] != EventKind::Instant) {
+        while (!open.empty() && !(t.start_ns[open.back()] <= start && t.end_ns(e) <= t.end_ns(open.back())))
+          open.pop_back();
+        open.push_back(e);
+        continue;
+      }
+      if (t.detail[e] == UINT32_MAX) continue;
+      while (!open.empty() && t.end_ns(open.back()) < start) open.pop_back();
+      Context& c = out[t.detail[e]];
+      for (auto it = open.rbegin(); it != open.rend(); ++it) {
+        const EventId a = *it;
+        if (c.op == kNoEvent && t.kind[a] == EventKind::CpuOp) c.op = a;
+        if (c.block == kNoEvent && t.kind[a] == EventKind::UserAnnotation && !is_profiler_step(t, a)) c.block = a;
+        if (!c.backward && t.kind[a] == EventKind::CpuOp) c.backward = is_backward_frame(t, a);
+      }
+    }
+  }
+  return out;
+}
+
+struct Record {
+  EventId event;
+  const MemoryRecord* rec;
+};
+
+// One device's records replayed in time order: the allocated and reserved totals after each.
+struct Timeline {
+  std::vector<Record> records;
+  std::vector<int64_t> ts, allocated, reserved;  // after each record; reserved -1 where absent
+  int64_t initial_allocated = 0;                 // before the first record
+};
+
+Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory& d) {
+  Timeline tl;
+  std::stable_sort(records.begin(), records.end(),
+                   [&](const Record& a, const Record& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
+  const MemoryRecord& first = *records.front().rec;
+  tl.initial_allocated = first.total_allocated >= 0 ? first.total_allocated - first.bytes : 0;
+  int64_t allocated = tl.initial_allocated, reserved = -1;
+  for (const Record& r : records) {
+    const MemoryRecord& m = *r.rec;
+    ++d.records;
+    if (m.bytes > 0) ++d.allocations;
+    else if (m.bytes < 0) ++d.frees;
+    // The allocator's own total is the truth (it is what torch.cuda.memory_allocated() returns); a
+    // total that is not the previous one plus Bytes is counted, never silently mixed in.
+    const int64_t summed = allocated + m.bytes;
+    if (m.total_allocated >= 0) {
+      if (m.total_allocated != summed) ++d.total_mismatches;
+      allocated = m.total_allocated;
+    } else {
+      allocated = summed;
+    }
+    if (m.total_reserved >= 0) reserved = m.total_reserved;
+    if (allocated < 0 || m.total_reserved < -1) ++d.negative_totals;
+    tl.ts.push_back(t.start_ns[r.event]);
+    tl.allocated.push_back(allocated);
+    tl.reserved.push_back(reserved);
+    if (allocated > d.peak_allocated) {
+      d.peak_allocated = allocated;
+      d.peak_at_ns = t.start_ns[r.event];
+      d.peak_event = r.event;
+    }
+    d.peak_reserved = std::max(d.peak_reserved, reserved);
+  }
+  tl.records = std::move(records);
+  return tl;
+}
+
+// Each step's totals: allocated at its start (after the last record before it), the largest totals
+// from its start to its end, allocated at its end.
+void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps, DeviceMemory& d) {
+  d.steps.assign(steps.size(), {});
+  for (size_t s = 0; s < steps.size(); ++s) {
+    StepMemory& m = d.steps[s];
+    const size_t i0 = static_cast<size_t>(std::lower_bound(tl.ts.begin(), tl.ts.end(), steps[s].start_ns) - tl.ts.begin());
+    const size_t i1 = static_cast<size_t>(std::upper_bound(tl.ts.begin(), tl.ts.end(), steps[s].end_ns) - tl.ts.begin());
+    m.start_allocated = i0 > 0 ? tl.allocated[i0 - 1] : tl.initial_allocated;
+    m.peak_allocated = m.start_allocated;
+    m.peak_at_ns = steps[s].start_ns;
+    m.peak_reserved = i0 > 0 ? tl.reserved[i0 - 1] : -1;
+    for (size_t i = i0; i < i1; ++i) {
+      if (tl.allocated[i] > m.peak_allocated) {
+        m.peak_allocated = tl.allocated[i];
+        m.peak_at_ns = tl.ts[i];
+      }
+      m.peak_reserved = std::max(m.peak_reserved, tl.reserved[i]);
+    }
+    m.end_allocated = i1 > 0 ? tl.allocated[i1 - 1] : tl.initial_allocated;
+    m.recorded = i1 > i0;
+  }
+}
+
+// The allocations live just after record `at` (replayed by address: a free ends the allocation
+// made there last), with the record that frees each later, if any.
+void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector<Context>& ctx,
+                const StepFacts* step, DeviceMemory& d) {
+  std::unordered_map<int64_t, size_t> live;  // addr → index of its allocating record
+  for (size_t i = 0; i <= at && i < tl.records.size(); ++i) {
+    const MemoryRecord& m = *tl.records[i].rec;
+    if (m.bytes > 0) live[m.addr] = i;
+    else if (m.bytes < 0) live.erase(m.addr);
+  }
+  std::unordered_map<int64_t, size_t> index_of;  // addr → its entry in live_at_peak
+  for (const auto& [addr, i] : live) {
+    const Record& r = tl.records[i];
+    const Context& c = ctx[t.detail[r.event]];
+    LiveAllocation a;
+    a.alloc = r.event;
+    a.op = c.op;
+    a.block = c.block;
+    a.bytes = r.rec->bytes;
+    index_of[addr] = d.live_at_peak.size();
+    d.live_at_peak.push_back(a);
+  }
+  std::vector<Context> freed_by(d.live_at_peak.size());
+  for (size_t i = at + 1; i < tl.records.size() && !index_of.empty(); ++i) {
+    const MemoryRecord& m = *tl.records[i].rec;
+    if (m.bytes == 0) continue;
+    const auto it = index_of.find(m.addr);
+    if (it == index_of.end()) continue;
+    if (m.bytes < 0) {
+      d.live_at_peak[it->second].freed = tl.records[i].event;
+      freed_by[it->second] = ctx[t.detail[tl.records[i].event]];
+    }
+    index_of.erase(it);  // freed, or the address reused: either way this allocation's end is known
+  }
+  for (size_t k = 0; k < d.live_at_peak.size(); ++k) {
+    LiveAllocation& a = d.live_at_peak[k];
+    const int64_t at_ns = t.start_ns[a.alloc];
+    const bool freed = a.freed != kNoEvent;
+    const int64_t freed_ns = freed ? t.start_ns[a.freed] : INT64_MAX;
+    if (step && at_ns < step->start_ns) a.role = MemoryRole::Persistent;
+    else if (ctx[t.detail[a.alloc]].backward) a.role = MemoryRole::Backward;
+    else if (freed && freed_by[k].backward) a.role = MemoryRole::Activation;
+    else if (freed && (!step || freed_ns <= step->end_ns)) a.role = MemoryRole::Temporary;
+    else a.role = step ? MemoryRole::Kept : MemoryRole::Persistent;
+  }
+  std::sort(d.live_at_peak.begin(), d.live_at_peak.end(), [](const LiveAllocation& x, const LiveAllocation& y) {
+    return x.bytes != y.bytes ? x.bytes > y.bytes : x.alloc < y.alloc;
+  });
+}
+
+}  // namespace
+
+std::string_view to_string(MemoryRole r) {
+  switch (r) {
+    case MemoryRole::Persistent: return "persistent";
+    case MemoryRole::Activation: return "activation";
+    case MemoryRole::Backward: return "backward";
+    case MemoryRole::Temporary: return "temporary";
+    case MemoryRole::Kept: return "kept";
+  }
+  return "persistent";
+}
+
+MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
+  MemoryFacts out;
+  std::map<std::pair<int32_t, int32_t>, std::vector<Record>> by_device;  // (CPU last, GPUs by id)
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX) {
+      const MemoryRecord& m = t.memory[t.detail[e]];
+      by_device[{m.device_type == 0 ? 1 : 0, m.device_type == 0 ? -1 : m.device_id}].push_back({e, &m});
+    }
+  if (by_device.empty()) return out;
+  const std::vector<Context> ctx = record_contexts(t);
+  for (auto& [key, records] : by_device) {
+    DeviceMemory d;
+    d.device_type = records.front().rec->device_type;
+    d.device_id = records.front().rec->device_id;
+    const Timeline tl = replay_totals(t, std::move(records), d);
+    measure_step_memory(tl, steps, d);
+    // Frees with nothing live at their address, over the whole trace.
+    std::unordered_map<int64_t, int64_t> live;
+    for (const Record& r : tl.records) {
+      if (r.rec->bytes > 0) live[r.rec->addr] = r.rec->bytes;
+      else if (r.rec->bytes < 0 && live.erase(r.rec->addr) == 0) ++d.unmatched_frees;
+    }
+    // The peak to open up: the step with the largest allocated peak, else the trace's.
+    const StepFacts* step = nullptr;
+    int64_t target_ns = d.peak_at_ns;
+    d.live_peak_allocated = d.peak_allocated;
+    for (size_t s = 0; s < d.steps.size(); ++s)
+      if (d.steps[s].recorded && (d.peak_step < 0 || d.steps[s].peak_allocated > d.steps[d.peak_step].peak_allocated))
+        d.peak_step = static_cast<int>(s);
+    if (d.peak_step >= 0) {
+      step = &steps[d.peak_step];
+      target_ns = d.steps[d.peak_step].peak_at_ns;
+      d.live_peak_allocated = d.steps[d.peak_step].peak_allocated;
+    }
+    d.live_peak_at_ns = target_ns;
+    // The record the peak follows: the last one at that time whose total is the peak (or, when the
+    // step's start holds the peak, the last record before it).
+    size_t at = 0;
+    bool found = false;
+    for (size_t i = 0; i < tl.ts.size() && tl.ts[i] <= target_ns; ++i)
+      if (tl.allocated[i] == d.live_peak_allocated) {
+        at = i;
+        found = true;
+      }
+    if (found) live_after(t, tl, at, ctx, step, d);
+    out.devices.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace whyslow
