@@ -312,6 +312,34 @@ TEST(HtmlReportBrowser, DrawsOneRectanglePerKernelAndListsExplainsFindings) {
   EXPECT_EQ(listed, expected);
 }
 
+TEST(HtmlReportBrowser, MemoryTimelineDrawsAllocatedReservedAndThePeak) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  const std::string trace = std::string(WHYSLOW_FIXTURES) + "/memory/logits.json.gz";
+  const std::string page = dir.path("logits.html");
+  const std::string cmd = std::string("'") + WHYSLOW_BINARY + "' report '" + trace + "' -o '" + page + "' >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const BrowserRun r = open_in_chromium(dir, page, "--dump-dom");
+  expect_no_console_errors(r);
+  const size_t section = r.dom.find("id=\"memory-section\"");
+  ASSERT_NE(section, std::string::npos);
+  const std::string tag = r.dom.substr(section, r.dom.find('>', section) - section);
+  EXPECT_EQ(tag.find("hidden"), std::string::npos) << tag;
+  const size_t chart = r.dom.find("aria-label=\"memory over time\"");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string svg = r.dom.substr(chart, r.dom.find("</svg>", chart) - chart);
+  size_t paths = 0;
+  for (size_t at = svg.find("<path"); at != std::string::npos; at = svg.find("<path", at + 1)) ++paths;
+  EXPECT_EQ(paths, 2u);  // allocated and reserved
+  EXPECT_NE(svg.find("<circle"), std::string::npos);
+  EXPECT_NE(svg.find("peak: 4.68 GiB allocated"), std::string::npos);
+  // A trace without memory records leaves the section hidden.
+  const BrowserRun plain = open_in_chromium(dir, make_report(dir, "mm_bias_64_fp32"), "--dump-dom");
+  const size_t hidden = plain.dom.find("id=\"memory-section\"");
+  ASSERT_NE(hidden, std::string::npos);
+  EXPECT_NE(plain.dom.substr(hidden, plain.dom.find('>', hidden) - hidden).find("hidden"), std::string::npos);
+}
+
 TEST(HtmlReportBrowser, ColdTraceShowsEveryKernelAndZoomsToAFinding) {
   REQUIRE_CHROMIUM();
   TempDir dir;

@@ -81,6 +81,18 @@ class Report:
         """One row per record_function block name."""
         return as_table(self._document()["annotations"])
 
+    @property
+    def memory(self):
+        """One row per step: its peak allocated and reserved bytes and what was allocated at its
+        start and end, on the trace's main allocator (profile_memory=True; no rows without it)."""
+        return as_table([dict(step=s["name"], **s["memory"]) for s in self._document()["steps"] if s.get("memory")])
+
+    @property
+    def memory_top(self):
+        """The largest allocations live at the largest step peak, with the op and block that made each."""
+        memory = self._document().get("memory")
+        return as_table(memory["top"] if memory else [])
+
     def __str__(self):
         return self.text()
 

@@ -390,7 +390,11 @@ struct DeviceMemory {
   // Records the trace contradicts itself in: a free of an address with nothing live there, a
   // "Total Allocated" that is not the previous total plus Bytes, a negative total.
   uint64_t unmatched_frees = 0, total_mismatches = 0, negative_totals = 0;
+  // The totals over time for a chart: at most kMemoryCurvePoints points {ns, allocated, reserved},
+  // each the largest totals in its stretch of the trace (so no peak is lost), in time order.
+  std::vector<std::array<int64_t, 3>> curve;
 };
+inline constexpr size_t kMemoryCurvePoints = 1024;
 
 struct MemoryFacts {
   std::vector<DeviceMemory> devices;  // GPUs first (by id), then the CPU

@@ -189,6 +189,22 @@ def check_legacy_fixture():
     check(json.loads(d.json()) == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
 
 
+def check_memory_fixture():
+    """A profile_memory=True trace (tests/fixtures/memory/leak): the steps' memory as a table, equal
+    to torch's own counters recorded beside it, and the largest live allocations."""
+    path = os.path.join(FIXTURES, "memory", "leak.json.gz")
+    with open(os.path.join(FIXTURES, "memory", "leak.truth.json")) as f:
+        truth = json.load(f)["profiled_steps"]
+    report = whyslow.explain(path)
+    memory = rows(report.memory)
+    check([m["step"] for m in memory] == [t["profiler_step"] for t in truth], "memory fixture: one row per step")
+    check(all(m["peak_allocated_bytes"] == t["max_allocated"] and m["end_allocated_bytes"] == t["allocated_end"]
+              for m, t in zip(memory, truth)), "memory fixture: the peaks are torch's max_memory_allocated()")
+    top = rows(report.memory_top)
+    check(len(top) > 0 and all({"bytes", "role", "op"} <= set(r) for r in top), "memory fixture: live allocations")
+    check(rows(whyslow.explain(LEGACY).memory) == [], "a trace without memory records has no memory rows")
+
+
 def check_empty_profiler(torch):
     """torch keeps only the latest cycle: with repeat=0, 6 step() calls end in a new cycle's wait
     and the profile object exports nothing. whyslow says so instead of explaining an empty trace."""
@@ -262,6 +278,7 @@ def check_against_key_averages(report, prof, what):
 def main():
     check_errors()
     check_legacy_fixture()
+    check_memory_fixture()
     check_kineto_fixture()
     check_gil_released()
     try:

@@ -184,6 +184,32 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector
   });
 }
 
+// At most kMemoryCurvePoints points: the records cut into equal stretches of time, each point the
+// largest totals of its stretch at the time of its largest allocated total.
+std::vector<std::array<int64_t, 3>> curve_of(const Timeline& tl) {
+  std::vector<std::array<int64_t, 3>> out;
+  if (tl.ts.empty()) return out;
+  const int64_t from = tl.ts.front(), span = std::max<int64_t>(1, tl.ts.back() - from);
+  size_t bucket = SIZE_MAX;
+  for (size_t i = 0; i < tl.ts.size(); ++i) {
+    const size_t b = std::min(kMemoryCurvePoints - 1,
+                              static_cast<size_t>(static_cast<double>(tl.ts[i] - from) / static_cast<double>(span) *
+                                                  static_cast<double>(kMemoryCurvePoints)));
+    if (b != bucket) {
+      out.push_back({tl.ts[i], tl.allocated[i], tl.reserved[i]});
+      bucket = b;
+      continue;
+    }
+    std::array<int64_t, 3>& p = out.back();
+    if (tl.allocated[i] > p[1]) {
+      p[0] = tl.ts[i];
+      p[1] = tl.allocated[i];
+    }
+    p[2] = std::max(p[2], tl.reserved[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view to_string(MemoryRole r) {
@@ -213,6 +239,7 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
     d.device_id = records.front().rec->device_id;
     const Timeline tl = replay_totals(t, std::move(records), d);
     measure_step_memory(tl, steps, d);
+    d.curve = curve_of(tl);
     // Frees with nothing live at their address, over the whole trace.
     std::unordered_map<int64_t, int64_t> live;
     for (const Record& r : tl.records) {

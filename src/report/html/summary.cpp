@@ -8,6 +8,7 @@
 #include "report/html/event_class.hpp"
 #include "report/html/page_schema.hpp"
 #include "report/json/schema.hpp"
+#include "report/memory_words.hpp"
 
 namespace whyslow::report {
 namespace {
@@ -119,6 +120,29 @@ void write_loops(CompactJson& w, const Facts& f) {
   w.end_array();
 }
 
+// The main allocator's totals over time (profile_memory=True), from the window's start: null
+// without records; else {device, points: [[ns, allocated, reserved]…], peak: [ns, allocated, op
+// start, op end] (the largest step peak and the op that made its largest live allocation)}.
+void write_memory(CompactJson& w, const Trace& t, const Facts& f) {
+  w.key("memory");
+  const DeviceMemory* d = main_memory_device(f);
+  if (!d || d->curve.empty()) {
+    w.null();
+    return;
+  }
+  const int64_t t0 = f.window.start_ns;
+  w.begin_object();
+  w.key("device").string(memory_device_name(*d));
+  w.key("points").begin_array();
+  for (const auto& [ns, allocated, reserved] : d->curve)
+    w.begin_array().integer(ns - t0).integer(allocated).integer(reserved).end_array();
+  w.end_array();
+  const EventId op = d->live_at_peak.empty() ? kNoEvent : d->live_at_peak.front().op;
+  w.key("peak").begin_array().integer(d->live_peak_at_ns - t0).integer(d->live_peak_allocated);
+  w.integer(op == kNoEvent ? -1 : t.start_ns[op] - t0).integer(op == kNoEvent ? -1 : t.end_ns(op) - t0).end_array();
+  w.end_object();
+}
+
 }  // namespace
 
 void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selection& s) {
@@ -138,6 +162,7 @@ void write_summary(CompactJson& w, const Trace& t, const Facts& f, const Selecti
   write_kernels(w, t, f);
   write_annotations(w, f);
   write_loops(w, f);
+  write_memory(w, t, f);
 }
 
 }  // namespace whyslow::report

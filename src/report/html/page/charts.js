@@ -69,6 +69,55 @@ function stepChart(container, steps, coldStep, onPick) {
   return log;
 }
 
+// Memory over the trace (profile_memory=True): allocated and reserved bytes of the main allocator
+// (each point the largest totals of its stretch, so no peak is lost), the steps' starts as lines,
+// the largest step peak as a dot; a click anywhere shows that moment on the timeline, a click on
+// the dot the op that made the largest tensor live there.
+function memoryChart(container, M, steps, onPick) {
+  const H = 220, L = 70, R = 12, T = 22, B = 26;
+  const pts = M.points, end = Math.max(1, pts[pts.length - 1][0]);
+  const max = 1.08 * Math.max(1, ...pts.map(p => Math.max(p[1], p[2])));  // headroom: a flat reserved line stays below the top
+  const plotW = CHART_W - L - R, plotH = H - T - B;
+  const x = ns => L + plotW * ns / end, y = b => T + plotH * (1 - b / max);
+  const root = svg("svg", { viewBox: `0 0 ${CHART_W} ${H}`, role: "img", "aria-label": "memory over time" });
+  const step = niceStep(max / 4);
+  for (let v = 0; v <= max * 1.0001; v += step) {
+    root.append(svg("line", { class: "grid", x1: L, x2: CHART_W - R, y1: y(v), y2: y(v) }));
+    root.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "muted" }, fmtBytes(v)));
+  }
+  root.append(svg("line", { class: "axis", x1: L, x2: CHART_W - R, y1: T + plotH, y2: T + plotH }));
+  for (const s of steps) {
+    if (s[ST.START] > end) continue;
+    root.append(svg("line", { class: "grid", x1: x(s[ST.START]), x2: x(s[ST.START]), y1: T, y2: T + plotH, "stroke-dasharray": "3 3" }));
+    root.append(svg("text", { x: x(s[ST.START]) + 3, y: T + 10, class: "muted" }, "#" + s[ST.NAME].replace(/^\D*/, "")));
+  }
+  const line = (k, color, name) => {
+    let d = "";
+    pts.forEach(p => { if (p[k] >= 0) d += `${d ? "L" : "M"}${x(p[0]).toFixed(1)},${y(p[k]).toFixed(1)}`; });
+    if (d) root.append(svg("path", { d, fill: "none", stroke: color, "stroke-width": 1.5 }, svg("title", {}, name)));
+  };
+  line(2, "#b9c2cc", "reserved by the caching allocator");
+  line(1, "#4e79a7", "allocated by tensors");
+  root.append(svg("rect", { class: "slot", x: L, y: T, width: plotW, height: plotH, "fill-opacity": 0,
+                            onclick: ev => {
+                              const box = root.getBoundingClientRect();
+                              const ns = (ev.clientX - box.left) / box.width * CHART_W;
+                              const at = Math.max(0, Math.min(end, (ns - L) / plotW * end));
+                              onPick(Math.max(0, at - end / 100), at + end / 100);
+                            } }, svg("title", {}, "click: show this moment on the timeline")));
+  // Drawn last, over the click area.
+  const [peakNs, peakBytes, opStart, opEnd] = M.peak;
+  root.append(svg("circle", { cx: x(peakNs), cy: y(peakBytes), r: 5, fill: "#e15759", style: "cursor: pointer",
+                              onclick: () => opStart >= 0 ? onPick(opStart, opEnd) : onPick(peakNs, peakNs + 1) },
+                  svg("title", {}, `peak: ${fmtBytes(peakBytes)} allocated at +${fmtDur(peakNs)}\nclick: the op that made its largest tensor`)));
+  [["allocated", "#4e79a7"], ["reserved", "#b9c2cc"], ["peak", "#e15759"]].forEach(([name, color], j) => {
+    const lx = CHART_W - R - 270 + j * 90;
+    root.append(svg("rect", { x: lx, y: 4, width: 10, height: 10, fill: color }));
+    root.append(svg("text", { x: lx + 14, y: 13 }, name));
+  });
+  container.append(root);
+}
+
 // Horizontal bars: rows of {label, title, values: [one per series], text}.
 function barChart(container, rows, series, emptyText) {
   if (!rows.length) {

@@ -116,6 +116,19 @@ function renderCharts(D, timeline) {
       loopsNote.appendChild(line);
     }
   }
+  if (D.memory) {
+    document.getElementById("memory-section").hidden = false;
+    const [, peakBytes] = D.memory.peak;
+    document.getElementById("memory-note").textContent =
+      `Bytes allocated by tensors and reserved by the caching allocator on ${D.memory.device}, from the ` +
+      `profile_memory records; dashed lines are step starts, the dot is the largest step peak ` +
+      `(${fmtBytes(peakBytes)}). Click to see a moment on the timeline; click the dot for the op that made ` +
+      `the largest tensor live there.`;
+    memoryChart(document.getElementById("chart-memory"), D.memory, D.steps, (from, to) => {
+      timeline.focus(from, to);
+      document.getElementById("timeline-section").scrollIntoView({ block: "start" });
+    });
+  }
   const cpuRows = D.cpu_time.map(c =>
     ({ label: c.category.replace(/_/g, " "), values: [c.per_step_ns],
        text: `${fmtDur(c.per_step_ns)} ${D.steps.length ? "per step" : ""} · ${fmtDur(c.total_ns)} in all` }));
