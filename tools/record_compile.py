@@ -199,7 +199,7 @@ NOTES = {
 
 # ----------------------------------------------------------------------------- helpers
 def _record_fixtures():
-    """tools/record_fixtures.py as a module: its avg_row(), run_each() and pack() are shared."""
+    """tools/record_fixtures.py as a module: its run_each(), pack(), recorder_args() and write_oracle() are shared."""
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("record_fixtures", os.path.join(here, "record_fixtures.py"))
     mod = importlib.util.module_from_spec(spec)
@@ -389,7 +389,6 @@ def record_one(name, outdir):
     import torch as _torch
     torch = _torch
     from torch.profiler import ProfilerActivity, profile, schedule
-    avg_row = _record_fixtures().avg_row
     case = CASES[name]
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
@@ -426,19 +425,7 @@ def record_one(name, outdir):
     with open(trace_path, "rb") as src, gzip.open(os.path.join(outdir, name + ".json.gz"), "wb") as dst:
         shutil.copyfileobj(src, dst)
     averages = prof.key_averages()
-    oracle = {
-        "workload": name,
-        "schedule": SCHEDULE,
-        "step_calls": STEP_CALLS,
-        "warmup_calls_before_profiling": n_warm,
-        "profiler_options": options,
-        "torch": torch.__version__,
-        "gpu": torch.cuda.get_device_name(0),
-        "key_averages": [avg_row(e) for e in averages],
-        "table": averages.table(sort_by="self_cpu_time_total", row_limit=200),
-    }
-    with open(os.path.join(outdir, name + ".oracle.json"), "w") as f:
-        json.dump(oracle, f, indent=1)
+    _record_fixtures().write_oracle(outdir, name, SCHEDULE, STEP_CALLS, n_warm, averages, options)
 
     first = SCHEDULE["wait"] + SCHEDULE["warmup"]
     profiled = list(range(first, first + SCHEDULE["active"]))
@@ -516,18 +503,10 @@ def summary_line(outdir, name):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--pack":
-        _record_fixtures().pack(sys.argv[2], sys.argv[3], "compile")
+    args = _record_fixtures().recorder_args(sys.argv, CASES, record_one, "compile")
+    if args is None:
         return
-    outdir = sys.argv[1]
-    os.makedirs(outdir, exist_ok=True)
-    if len(sys.argv) > 3 and sys.argv[2] == "--one":
-        record_one(sys.argv[3], outdir)
-        return
-    names = sys.argv[2:] or list(CASES)
-    unknown = [n for n in names if n not in CASES]
-    if unknown:
-        sys.exit(f"unknown case(s): {unknown}; known: {list(CASES)}")
+    outdir, names = args
     cache_root = tempfile.mkdtemp(prefix="record_compile_caches_")
 
     def env_of(name):

@@ -253,15 +253,21 @@ def record_one(name, outdir):
 
     with open(trace_path, "rb") as src, gzip.open(os.path.join(outdir, name + ".json.gz"), "wb") as dst:
         shutil.copyfileobj(src, dst)
+    write_oracle(outdir, name, sched, steps, warm, prof.key_averages())
+
+
+def write_oracle(outdir, name, sched, steps, warm, averages, options=None):
+    """OUTDIR/NAME.oracle.json: torch's key_averages() rows and table, and how the trace was made."""
     oracle = {
         "workload": name,
         "schedule": sched,
         "step_calls": steps,
         "warmup_calls_before_profiling": warm,
+        **({"profiler_options": options} if options is not None else {}),
         "torch": torch.__version__,
         "gpu": torch.cuda.get_device_name(0),
-        "key_averages": [avg_row(e) for e in prof.key_averages()],
-        "table": prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=200),
+        "key_averages": [avg_row(e) for e in averages],
+        "table": averages.table(sort_by="self_cpu_time_total", row_limit=200),
     }
     with open(os.path.join(outdir, name + ".oracle.json"), "w") as f:
         json.dump(oracle, f, indent=1)
@@ -349,6 +355,25 @@ def pack(outdir, dest, name):
         print(f"pack: {name}.tar {size} bytes")
     if dropped:
         print("pack: left out (too large):", dropped)
+
+
+def recorder_args(argv, cases, record_one, pack_name):
+    """The command line of a recorder with --pack: `--pack OUTDIR DEST` packs OUTDIR, `OUTDIR --one
+    NAME` records one case in this process; both return None. `OUTDIR [NAME ...]` returns
+    (OUTDIR, the names, all cases by default) after checking them."""
+    if len(argv) == 4 and argv[1] == "--pack":
+        pack(argv[2], argv[3], pack_name)
+        return None
+    outdir = argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    if len(argv) > 3 and argv[2] == "--one":
+        record_one(argv[3], outdir)
+        return None
+    names = argv[2:] or list(cases)
+    unknown = [n for n in names if n not in cases]
+    if unknown:
+        sys.exit(f"unknown case(s): {unknown}; known: {list(cases)}")
+    return outdir, names
 
 
 def main():

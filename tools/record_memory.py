@@ -585,18 +585,10 @@ def summary_lines(outdir, name):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--pack":
-        _record_fixtures().pack(sys.argv[2], sys.argv[3], "memory")
+    args = _record_fixtures().recorder_args(sys.argv, CASES, record_one, "memory")
+    if args is None:
         return
-    outdir = sys.argv[1]
-    os.makedirs(outdir, exist_ok=True)
-    if len(sys.argv) > 3 and sys.argv[2] == "--one":
-        record_one(sys.argv[3], outdir)
-        return
-    names = sys.argv[2:] or list(CASES)
-    unknown = [n for n in names if n not in CASES]
-    if unknown:
-        sys.exit(f"unknown case(s): {unknown}; known: {list(CASES)}")
+    outdir, names = args
 
     def env_of(name):
         env = dict(os.environ)

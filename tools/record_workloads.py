@@ -37,7 +37,6 @@ _spec = importlib.util.spec_from_file_location("record_fixtures", os.path.join(_
 record_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(record_fixtures)
 STEADY = record_fixtures.STEADY
-avg_row = record_fixtures.avg_row
 
 # One generate() call recorded (ProfilerStep#2), after a skipped and a warm-up call in the profiler.
 GENERATE = dict(wait=1, warmup=1, active=1, repeat=1)
@@ -562,19 +561,7 @@ def record_one(name, outdir):
     with open(trace_path, "rb") as src, gzip.open(os.path.join(outdir, name + ".json.gz"), "wb") as dst:
         shutil.copyfileobj(src, dst)
     averages = prof.key_averages()
-    oracle = {
-        "workload": name,
-        "schedule": sched,
-        "step_calls": steps,
-        "warmup_calls_before_profiling": warm,
-        "profiler_options": dict(record_shapes=True, **options),
-        "torch": torch.__version__,
-        "gpu": torch.cuda.get_device_name(0),
-        "key_averages": [avg_row(e) for e in averages],
-        "table": averages.table(sort_by="self_cpu_time_total", row_limit=200),
-    }
-    with open(os.path.join(outdir, name + ".oracle.json"), "w") as f:
-        json.dump(oracle, f, indent=1)
+    record_fixtures.write_oracle(outdir, name, sched, steps, warm, averages, dict(record_shapes=True, **options))
 
     first = sched["wait"] + sched["warmup"]
     try:
