@@ -185,9 +185,9 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::sort(f.calls.begin(), f.calls.end(),
             [&](const CompiledCall& a, const CompiledCall& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
   if (!f.calls.empty()) {
-    std::vector<size_t> call_of(t.size(), SIZE_MAX);
-    for (size_t i = 0; i < f.calls.size(); ++i) call_of[f.calls[i].event] = i;
-    NearestAncestor region(t, [&](EventId a) { return call_of[a] != SIZE_MAX; });
+    std::vector<uint32_t> call_of(t.size(), UINT32_MAX);  // 4 bytes an event: traces hold millions
+    for (size_t i = 0; i < f.calls.size(); ++i) call_of[f.calls[i].event] = static_cast<uint32_t>(i);
+    NearestAncestor region(t, [&](EventId a) { return call_of[a] != UINT32_MAX; });
     for (EventId e = 0; e < t.size(); ++e) {
       if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX) continue;
       const NameId dims = t.op_shapes[t.detail[e]].input_dims;
