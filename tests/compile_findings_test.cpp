@@ -19,7 +19,7 @@ using testing::explain_file;
 using testing::find;
 
 std::string compile_fixture(const std::string& name) {
-  return std::string(WHYSLOW_FIXTURES) + "/compile/" + name + ".json.gz";
+  return testing::fixture_in("compile", name + ".json.gz");
 }
 
 // The truth file torch's numbers were written to while the trace was recorded.
@@ -27,7 +27,7 @@ struct Truth {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   explicit Truth(const std::string& name) {
-    root = parser.load(std::string(WHYSLOW_FIXTURES) + "/compile/" + name + ".truth.json");
+    root = parser.load(testing::fixture_in("compile", name + ".truth.json"));
   }
   int64_t graph_launches() { return int64_t(root["graph_counts_key_averages"]["cudaGraphLaunch"]); }
   int64_t frames_compiled_in_loop() {

@@ -12,17 +12,18 @@
 
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
+#include "test_support.hpp"
 #include "trace/load_trace.hpp"
 
 namespace whyslow {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/compile/" + name + ".json.gz"; }
+std::string fixture(const std::string& name) { return testing::fixture_in("compile", name + ".json.gz"); }
 
 // torch's wall time of each profiled step call, ms, in order.
 std::vector<double> torch_steps_ms(const std::string& name) {
   simdjson::dom::parser parser;
-  const simdjson::dom::element root = parser.load(std::string(WHYSLOW_FIXTURES) + "/compile/" + name + ".truth.json");
+  const simdjson::dom::element root = parser.load(testing::fixture_in("compile", name + ".truth.json"));
   std::vector<double> out;
   for (double ms : root["profiled_step_wall_ms"].get_array()) out.push_back(ms);
   return out;

@@ -21,7 +21,7 @@ using testing::Explained;
 using testing::explain_file;
 using testing::find;
 
-std::string memory_fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/memory/" + name + ".json.gz"; }
+std::string memory_fixture(const std::string& name) { return testing::fixture_in("memory", name + ".json.gz"); }
 
 struct TorchStep {
   std::string step;
@@ -30,7 +30,7 @@ struct TorchStep {
 
 std::vector<TorchStep> torch_steps(const std::string& name) {
   simdjson::dom::parser parser;
-  const simdjson::dom::element root = parser.load(std::string(WHYSLOW_FIXTURES) + "/memory/" + name + ".truth.json");
+  const simdjson::dom::element root = parser.load(testing::fixture_in("memory", name + ".truth.json"));
   std::vector<TorchStep> out;
   for (simdjson::dom::element s : root["profiled_steps"].get_array())
     out.push_back({std::string(std::string_view(s["profiler_step"])), int64_t(s["allocated_start"]),
@@ -40,7 +40,7 @@ std::vector<TorchStep> torch_steps(const std::string& name) {
 
 int64_t truth_int(const std::string& name, const char* key) {
   simdjson::dom::parser parser;
-  return int64_t(parser.load(std::string(WHYSLOW_FIXTURES) + "/memory/" + name + ".truth.json")[key]);
+  return int64_t(parser.load(testing::fixture_in("memory", name + ".truth.json"))[key]);
 }
 
 TEST(Memory, EveryStepsPeakStartAndEndEqualTorchsCountersToTheByte) {

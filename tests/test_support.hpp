@@ -16,6 +16,10 @@
 namespace whyslow::testing {
 
 inline std::string fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/torch/" + name; }
+// A file of another fixture folder: fixture_in("memory", "leak.truth.json").
+inline std::string fixture_in(const std::string& folder, const std::string& file) {
+  return std::string(WHYSLOW_FIXTURES) + "/" + folder + "/" + file;
+}
 
 struct Explained {
   Trace trace;

@@ -31,7 +31,6 @@ even the pieces would be too many, the largest traces are left out (listed in DE
 import dataclasses
 import datetime
 import gzip
-import importlib.util
 import json
 import math
 import os
@@ -41,7 +40,10 @@ import sys
 import tempfile
 import time
 
-torch = None  # imported in the child only (the parent and --pack need no torch)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_fixtures  # noqa: E402  the recorders' shared runner, packer, command line and oracle writer
+
+torch = None  # imported in record_one, the child that records a case
 
 SCHEDULE = dict(wait=1, warmup=1, active=3, repeat=1)  # ProfilerStep#2..#4 kept
 STEP_CALLS = 5
@@ -198,15 +200,6 @@ NOTES = {
 
 
 # ----------------------------------------------------------------------------- helpers
-def _record_fixtures():
-    """tools/record_fixtures.py as a module: its run_each(), pack(), recorder_args() and write_oracle() are shared."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("record_fixtures", os.path.join(here, "record_fixtures.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _plain(obj, depth=0):
     """defaultdicts, Counters, tuples, enums ... as JSON-able plain values."""
     if depth > 8:
@@ -425,7 +418,7 @@ def record_one(name, outdir):
     with open(trace_path, "rb") as src, gzip.open(os.path.join(outdir, name + ".json.gz"), "wb") as dst:
         shutil.copyfileobj(src, dst)
     averages = prof.key_averages()
-    _record_fixtures().write_oracle(outdir, name, SCHEDULE, STEP_CALLS, n_warm, averages, options)
+    record_fixtures.write_oracle(outdir, name, SCHEDULE, STEP_CALLS, n_warm, averages, options)
 
     first = SCHEDULE["wait"] + SCHEDULE["warmup"]
     profiled = list(range(first, first + SCHEDULE["active"]))
@@ -503,7 +496,7 @@ def summary_line(outdir, name):
 
 
 def main():
-    args = _record_fixtures().recorder_args(sys.argv, CASES, record_one, "compile")
+    args = record_fixtures.recorder_args(sys.argv, CASES, record_one, "compile")
     if args is None:
         return
     outdir, names = args
@@ -517,7 +510,7 @@ def main():
         env["PYTHONUNBUFFERED"] = "1"
         return env
 
-    failed = _record_fixtures().run_each(__file__, outdir, names, timeout_of=lambda name: CASE_TIMEOUT_S,
+    failed = record_fixtures.run_each(__file__, outdir, names, timeout_of=lambda name: CASE_TIMEOUT_S,
                                       env_of=env_of, budget_s=TOTAL_BUDGET_S)
     shutil.rmtree(cache_root, ignore_errors=True)
     print()

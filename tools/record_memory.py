@@ -32,7 +32,6 @@ DEST/dropped.txt).
 import collections
 import datetime
 import gzip
-import importlib.util
 import json
 import os
 import platform
@@ -41,7 +40,10 @@ import sys
 import tempfile
 import time
 
-torch = None  # imported in the child only (the parent and --pack need no torch)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_fixtures  # noqa: E402  the recorders' shared runner, packer, command line and oracle writer
+
+torch = None  # imported in record_one, the child that records a case
 
 SCHEDULE = dict(wait=1, warmup=1, active=3, repeat=1)  # ALWAYS repeat=1: ProfilerStep#2..#4 kept
 STEP_CALLS = 5
@@ -437,7 +439,7 @@ def record_one(name, outdir):
         import torch as _torch
         torch = _torch
     from torch.profiler import ProfilerActivity, profile, schedule
-    avg_row = _record_fixtures().avg_row
+    avg_row = record_fixtures.avg_row
     case = CASES[name]
     gpu = case["device"] == "gpu"
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -552,15 +554,6 @@ def record_one(name, outdir):
 
 
 # ----------------------------------------------------------------------------- parent
-def _record_fixtures():
-    """tools/record_fixtures.py as a module: its avg_row(), run_each() and pack() are shared."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("record_fixtures", os.path.join(here, "record_fixtures.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def summary_lines(outdir, name):
     try:
         with open(os.path.join(outdir, name + ".meta.json")) as f:
@@ -585,7 +578,7 @@ def summary_lines(outdir, name):
 
 
 def main():
-    args = _record_fixtures().recorder_args(sys.argv, CASES, record_one, "memory")
+    args = record_fixtures.recorder_args(sys.argv, CASES, record_one, "memory")
     if args is None:
         return
     outdir, names = args
@@ -596,7 +589,7 @@ def main():
         env["PYTHONUNBUFFERED"] = "1"
         return env
 
-    failed = _record_fixtures().run_each(__file__, outdir, names, timeout_of=lambda name: CASE_TIMEOUT_S, env_of=env_of,
+    failed = record_fixtures.run_each(__file__, outdir, names, timeout_of=lambda name: CASE_TIMEOUT_S, env_of=env_of,
                     budget_s=TOTAL_BUDGET_S)
     print()
     for name in names:

@@ -191,7 +191,6 @@ struct CompiledCall {
   // Input Dims of the first op with recorded shapes inside the call (record_shapes): what the
   // compiled code was given, whose change between calls makes Dynamo recompile. kNoName: none.
   NameId input_dims = kNoName;
-  int64_t first_input_ns = 0;  // when that op started
 };
 // torch.compile and CUDA graphs in one step (same index as Facts::steps).
 struct StepCompile {
@@ -353,6 +352,7 @@ enum class MemoryRole : uint8_t {
   Temporary,   // allocated in the step outside backward and freed in it, not by backward
   Kept,        // allocated in the step and still live when it ends
 };
+inline constexpr size_t kMemoryRoles = 5;
 std::string_view to_string(MemoryRole r);  // "persistent", "activation", …
 
 // One allocation live at a peak.
@@ -387,6 +387,8 @@ struct DeviceMemory {
   int64_t live_peak_allocated = -1;     // the allocated total there
   int64_t live_peak_at_ns = 0;
   std::vector<LiveAllocation> live_at_peak;
+  int64_t live_bytes = 0;                                 // their sum
+  std::array<int64_t, kMemoryRoles> live_bytes_by_role{};  // by MemoryRole
   // Records the trace contradicts itself in: a free of an address with nothing live there, a
   // "Total Allocated" that is not the previous total plus Bytes, a negative total.
   uint64_t unmatched_frees = 0, total_mismatches = 0, negative_totals = 0;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <set>
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -165,15 +166,11 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   cc.outside_graph_ns = std::max<int64_t>(0, cc.region_ns - mean_ns(c.graph_in_region_ns));
   cc.graph_breaks = mean(c.nested);
   cc.compile_ns = f.compile.compile_ns;
-  // "Torch-Compiled Region: <frame>/<compile>": a compile id above 0 is a recompilation.
-  std::vector<NameId> seen;
-  for (EventId e = 0; e < t.size(); ++e) {
-    const std::string_view name = t.name_of(e);
-    if (!is_compiled_region(name) || std::find(seen.begin(), seen.end(), t.name[e]) != seen.end()) continue;
-    seen.push_back(t.name[e]);
-    const size_t slash = name.rfind('/');
-    if (slash != std::string_view::npos && name.substr(slash + 1) != "0") ++cc.recompilations;
-  }
+  // "Torch-Compiled Region: <frame>/<compile>": each compile id above 0 called is a recompilation.
+  std::set<std::pair<int32_t, int32_t>> recompiled;
+  for (const CompiledCall& call : f.compile.calls)
+    if (call.id.recompile > 0) recompiled.emplace(call.id.frame, call.id.recompile);
+  cc.recompilations = recompiled.size();
 
   for (EventId e = 0; e < t.size(); ++e)  // the first event of each name gives its text
     if (uint64_t& n = op_calls[t.name_slot(e)]; n > 0 && t.kind[e] == EventKind::CpuOp) {

@@ -75,23 +75,13 @@ bool disjoint(const std::vector<int64_t>& a, const std::vector<int64_t>& b, int6
   return delta > 0 ? *bmin > *amax : *bmax < *amin;
 }
 
-int64_t median_of(std::vector<int64_t> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-int64_t mad_of(const std::vector<int64_t>& v) {
-  const int64_t m = median_of(v);
-  std::vector<int64_t> dev;
-  for (int64_t x : v) dev.push_back(x > m ? x - m : m - x);
-  return median_of(dev);
-}
-
 // The one step of a side farthest from its median, when it is an outlier (kOutlierSpreads); -1 else.
-int outlier_of(const std::vector<int64_t>& v, int64_t noise) {
+// The median and the spread (MAD) are the profile's own.
+int outlier_of(const StepProfile& p, int64_t noise) {
+  const std::vector<int64_t>& v = p.step_ns;
   if (v.size() < 3) return -1;
-  const int64_t m = median_of(v);
-  const double spread = std::max<double>(static_cast<double>(mad_of(v)), static_cast<double>(noise));
+  const int64_t m = p.step.median;
+  const double spread = std::max<double>(static_cast<double>(p.step_mad_ns), static_cast<double>(noise));
   int far = -1;
   int64_t far_dev = 0;
   for (size_t i = 0; i < v.size(); ++i)
@@ -173,16 +163,13 @@ void decide_faster(Verdict& v, const Diff& d) {
   }
   // One outlier step hides a change every other step shows.
   for (const bool on_a : {true, false}) {
-    const std::vector<int64_t>& side = on_a ? a.step_ns : b.step_ns;
-    const int out = outlier_of(side, noise);
+    const StepProfile& p = on_a ? a : b;
+    const int out = outlier_of(p, noise);
     if (out < 0) continue;
-    std::vector<int64_t> rest = side;
+    std::vector<int64_t> rest = p.step_ns;
     rest.erase(rest.begin() + out);
     if (!(on_a ? disjoint(rest, b.step_ns, delta) : disjoint(a.step_ns, rest, delta))) continue;
-    const std::vector<std::string>& names = on_a ? a.step_names : b.step_names;
-    v.outlier_step = fmt::format("{}'s {} ({})", on_a ? "A" : "B",
-                                 static_cast<size_t>(out) < names.size() ? names[out] : fmt::format("step {}", out + 1),
-                                 human_duration(side[out]));
+    v.outlier_step = fmt::format("{}'s {} ({})", on_a ? "A" : "B", p.step_names[out], human_duration(p.step_ns[out]));
     return decide("outlier_step", "medium");
   }
   v.faster = "same";
@@ -207,7 +194,7 @@ Cause find_cause(const Diff& d, const Verdict& v) {
   const int64_t sign = b_slower ? 1 : -1;
   if (slow.compile.steps_compiling > 0 && explains(extra_compile))
     return {"recompilation", "cpu_compile_us", sign * extra_compile};
-  if (slow.graphs.tree_events > 0 && slow.graphs.launches == 0 && fast.graphs.launches >= 0 &&
+  if (slow.graphs.tree_events > 0 && slow.graphs.launches == 0 &&
       explains(slow.compile.region_ns - fast.compile.region_ns))
     return {"cuda_graphs_not_replayed", "cpu_us", sign * (slow.compile.region_ns - fast.compile.region_ns)};
   const int64_t compiled_call = slow.compile.region_ns + slow.compile.cache_lookup_ns;

@@ -188,16 +188,17 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
     std::vector<uint32_t> call_of(t.size(), UINT32_MAX);  // 4 bytes an event: traces hold millions
     for (size_t i = 0; i < f.calls.size(); ++i) call_of[f.calls[i].event] = static_cast<uint32_t>(i);
     NearestAncestor region(t, [&](EventId a) { return call_of[a] != UINT32_MAX; });
+    std::vector<int64_t> first_input_ns(f.calls.size(), INT64_MAX);  // when the op giving input_dims started
     for (EventId e = 0; e < t.size(); ++e) {
       if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX) continue;
       const NameId dims = t.op_shapes[t.detail[e]].input_dims;
       if (dims == kNoName || t.parent[e] == kNoEvent) continue;
       const EventId r = region.of(t.parent[e]);
       if (r == kNoEvent) continue;
-      CompiledCall& call = f.calls[call_of[r]];
-      if (call.input_dims == kNoName || t.start_ns[e] < call.first_input_ns) {
-        call.input_dims = dims;
-        call.first_input_ns = t.start_ns[e];
+      const uint32_t i = call_of[r];
+      if (t.start_ns[e] < first_input_ns[i]) {
+        f.calls[i].input_dims = dims;
+        first_input_ns[i] = t.start_ns[e];
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -80,11 +81,17 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
   const MemoryRecord& first = *records.front().rec;
   tl.initial_allocated = first.total_allocated >= 0 ? first.total_allocated - first.bytes : 0;
   int64_t allocated = tl.initial_allocated, reserved = -1;
+  std::unordered_set<int64_t> live;  // addresses allocated and not yet freed: a free elsewhere is unmatched
   for (const Record& r : records) {
     const MemoryRecord& m = *r.rec;
     ++d.records;
-    if (m.bytes > 0) ++d.allocations;
-    else if (m.bytes < 0) ++d.frees;
+    if (m.bytes > 0) {
+      ++d.allocations;
+      live.insert(m.addr);
+    } else if (m.bytes < 0) {
+      ++d.frees;
+      if (live.erase(m.addr) == 0) ++d.unmatched_frees;
+    }
     // The allocator's own total is the truth (it is what torch.cuda.memory_allocated() returns); a
     // total that is not the previous one plus Bytes is counted, never silently mixed in.
     const int64_t summed = allocated + m.bytes;
@@ -95,7 +102,7 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
       allocated = summed;
     }
     if (m.total_reserved >= 0) reserved = m.total_reserved;
-    if (allocated < 0 || m.total_reserved < -1) ++d.negative_totals;
+    if (allocated < 0) ++d.negative_totals;
     tl.ts.push_back(t.start_ns[r.event]);
     tl.allocated.push_back(allocated);
     tl.reserved.push_back(reserved);
@@ -179,6 +186,10 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector
     else if (freed && (!step || freed_ns <= step->end_ns)) a.role = MemoryRole::Temporary;
     else a.role = step ? MemoryRole::Kept : MemoryRole::Persistent;
   }
+  for (const LiveAllocation& a : d.live_at_peak) {
+    d.live_bytes += a.bytes;
+    d.live_bytes_by_role[static_cast<size_t>(a.role)] += a.bytes;
+  }
   std::sort(d.live_at_peak.begin(), d.live_at_peak.end(), [](const LiveAllocation& x, const LiveAllocation& y) {
     return x.bytes != y.bytes ? x.bytes > y.bytes : x.alloc < y.alloc;
   });
@@ -240,12 +251,6 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
     const Timeline tl = replay_totals(t, std::move(records), d);
     measure_step_memory(tl, steps, d);
     d.curve = curve_of(tl);
-    // Frees with nothing live at their address, over the whole trace.
-    std::unordered_map<int64_t, int64_t> live;
-    for (const Record& r : tl.records) {
-      if (r.rec->bytes > 0) live[r.rec->addr] = r.rec->bytes;
-      else if (r.rec->bytes < 0 && live.erase(r.rec->addr) == 0) ++d.unmatched_frees;
-    }
     // The peak to open up: the step with the largest allocated peak, else the trace's.
     const StepFacts* step = nullptr;
     int64_t target_ns = d.peak_at_ns;

@@ -2,31 +2,9 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
-
 #include "analysis/core/op_inputs.hpp"
 
 namespace whyslow {
-namespace {
-
-std::vector<int64_t> sizes_of(std::string_view shape) {
-  std::vector<int64_t> out;
-  const char* p = shape.data();
-  const char* end = p + shape.size();
-  while (p < end) {
-    if (*p >= '0' && *p <= '9') {
-      int64_t v = 0;
-      auto r = std::from_chars(p, end, v);
-      out.push_back(v);
-      p = r.ptr;
-    } else {
-      ++p;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 ChangingInputs changing_inputs_of(const Trace& t, const std::vector<const CompiledCall*>& calls) {
   ChangingInputs out;
@@ -38,7 +16,7 @@ ChangingInputs changing_inputs_of(const Trace& t, const std::vector<const Compil
   }
   if (!out.changes()) return out;
   std::vector<std::vector<int64_t>> sizes;
-  for (const std::string& s : out.shapes) sizes.push_back(sizes_of(s));
+  for (const std::string& s : out.shapes) sizes.push_back(parse_int_list(s).value_or(std::vector<int64_t>{}));
   for (const auto& s : sizes)
     if (s.size() != sizes.front().size()) return out;
   for (size_t d = 0; d < sizes.front().size(); ++d) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -13,15 +14,6 @@
 #include "explain/rules/compiled_inputs.hpp"
 
 namespace whyslow {
-namespace {
-
-int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 void rule_cuda_graphs_not_replayed(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const CompileFacts& c = f.compile;

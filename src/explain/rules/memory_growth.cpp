@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -37,9 +38,7 @@ void rule_memory_growth(const Trace& t, const Facts& f, std::vector<Finding>& ou
   std::vector<int64_t> growth;
   for (size_t i = 1; i < steps.size(); ++i) growth.push_back(steps[i]->end_allocated - steps[i - 1]->end_allocated);
   if (std::any_of(growth.begin(), growth.end(), [](int64_t g) { return g <= 0; })) return;
-  std::vector<int64_t> sorted = growth;
-  std::sort(sorted.begin(), sorted.end());
-  const int64_t per_step = sorted[sorted.size() / 2];
+  const int64_t per_step = median(growth);
   if (per_step < kMinGrowthPerStep) return;
   const int64_t total = steps.back()->end_allocated - steps.front()->end_allocated;
   // What the step keeps: its allocations still live after it, at the peak the memory pass opened.

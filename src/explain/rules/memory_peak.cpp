@@ -6,8 +6,6 @@
 // the time findings' rules like every finding that costs no time.
 #include <fmt/core.h>
 
-#include <array>
-
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -62,12 +60,8 @@ void rule_memory_peak(const Trace& t, const Facts& f, std::vector<Finding>& out)
   if (f.memory.devices.empty()) return;
   const DeviceMemory& d = f.memory.devices.front();  // the first GPU, else the CPU
   if (d.live_peak_allocated <= 0 || d.live_at_peak.empty()) return;
-  std::array<int64_t, 5> by_role{};
-  int64_t live = 0;
-  for (const LiveAllocation& a : d.live_at_peak) {
-    by_role[static_cast<size_t>(a.role)] += a.bytes;
-    live += a.bytes;
-  }
+  const auto& by_role = d.live_bytes_by_role;
+  const int64_t live = d.live_bytes;
   // What no record allocated: tensors made before the profiler started (the model's parameters, …).
   const int64_t unrecorded = std::max<int64_t>(0, d.live_peak_allocated - live);
   const double peak = static_cast<double>(d.live_peak_allocated);

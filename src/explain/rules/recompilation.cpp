@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -49,8 +50,7 @@ void rule_recompilation(const Trace& t, const Facts& f, std::vector<Finding>& ou
       per_compiling_step.push_back(s.compile_ns);
     }
   if (recompiles == 0) return;  // one compilation in the first step: compiled_region's one-off
-  std::sort(per_compiling_step.begin(), per_compiling_step.end());
-  const int64_t typical_compile = per_compiling_step[per_compiling_step.size() / 2];
+  const int64_t typical_compile = median(per_compiling_step);
   int64_t steps_ns = 0;
   for (const StepFacts& s : f.steps) steps_ns += s.duration_ns;
   const double share = steps_ns > 0 ? static_cast<double>(compile_in_steps_ns) / static_cast<double>(steps_ns) : 0;

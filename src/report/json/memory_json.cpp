@@ -1,7 +1,5 @@
 #include "report/json/memory_json.hpp"
 
-#include <array>
-
 #include "report/memory_words.hpp"
 
 namespace whyslow::report {
@@ -79,16 +77,11 @@ void write_memory(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("peak_allocated_bytes");
   optional_bytes(w, d->live_peak_allocated);
   w.key("peak_at_us").microseconds(d->live_peak_at_ns);
-  std::array<int64_t, 5> by_role{};
-  int64_t live = 0;
-  for (const LiveAllocation& a : d->live_at_peak) {
-    by_role[static_cast<size_t>(a.role)] += a.bytes;
-    live += a.bytes;
-  }
-  w.key("live_bytes").integer(live);
+  w.key("live_bytes").integer(d->live_bytes);
   w.key("live_allocations").unsigned_integer(d->live_at_peak.size());
   w.key("by_role").begin_object(Layout::Inline);
-  for (size_t r = 0; r < by_role.size(); ++r) w.key(to_string(static_cast<MemoryRole>(r))).integer(by_role[r]);
+  for (size_t r = 0; r < kMemoryRoles; ++r)
+    w.key(to_string(static_cast<MemoryRole>(r))).integer(d->live_bytes_by_role[r]);
   w.end_object();
   w.key("top").begin_array();
   for (size_t i = 0; i < d->live_at_peak.size() && i < kMemoryTopRows; ++i) {
