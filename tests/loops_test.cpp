@@ -133,7 +133,7 @@ TEST(LoopsScaling, LargeLoopIsFoundWhole) {
       at += 100;
     }
   const std::vector<StepFacts> steps = measure_steps(t);
-  const std::vector<LoopFacts> loops = find_loops(t, steps);
+  const std::vector<LoopFacts> loops = find_loops(t, steps, StepFacts{}, UINT32_MAX);
   ASSERT_EQ(loops.size(), 1u);
   EXPECT_EQ(loops[0].iterations.size(), static_cast<size_t>(kIterations));
   EXPECT_EQ(loops[0].period, static_cast<uint32_t>(kPeriod));

@@ -29,15 +29,13 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     jobs.run([&] { f.cold_start = cold_start(trace, f.steps, busy); });
     jobs.run([&] { f.compile = compile_regions(trace, f.steps); });
     if (!trace.memory.empty()) jobs.run([&] { f.memory = memory_usage(trace, f.steps); });
-    jobs.run([&] {
-      f.comm = communication(trace, f.steps);
-      f.loops = find_loops(trace, f.steps);
-    });
+    jobs.run([&] { f.comm = communication(trace, f.steps); });
     f.window_thread = main_thread(trace);
     // The window's sync wait is the waiting of the thread the report is about: the steps' thread,
     // or the main thread of a stepless trace (summing every thread's waits can exceed the window).
     const TrackId thread = f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event];
     f.window = measure_window(trace, thread);
+    jobs.run([&] { f.loops = find_loops(trace, f.steps, f.window, f.window_thread); });
     f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
     f.blocks = code_blocks(trace, f.steps, f.window, thread, f.cpu_category);
   });
@@ -61,6 +59,18 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     f.steady_window = measure_window(trace, f.window_thread, f.cold_start.startup_end_ns);
     break_down_window(trace, busy, f.window_thread, f.steady_window);
   }
+  // A stepless trace's loop stands in for its steps: its iterations get a CPU breakdown as steps do.
+  for (LoopFacts& l : f.loops) {
+    if (l.step != kLoopOverWindow) continue;
+    std::vector<StepFacts*> iterations;
+    for (StepFacts& i : l.iterations) iterations.push_back(&i);
+    break_down_windows(trace, busy, l.thread, iterations);
+  }
+  std::vector<StepFacts*> windows = {&f.window, &f.steady_window};
+  for (StepFacts& s : f.steps) windows.push_back(&s);
+  for (LoopFacts& l : f.loops)
+    for (StepFacts& i : l.iterations) windows.push_back(&i);
+  classify_gpu_idle(trace, windows);
   return f;
 }
 

@@ -32,6 +32,33 @@ inline constexpr size_t kCpuCategories = static_cast<size_t>(CpuCategory::Count)
 std::string_view to_string(CpuCategory c);  // the JSON key: "data_loading", "sync_wait", …
 using CpuBreakdown = std::array<int64_t, kCpuCategories>;  // ns per category, summing to the span
 
+// ---- why the GPU is idle (gpu/idle_gaps.cpp: the definition, rule by rule) ----
+// Each stretch of a window in which no GPU work runs on any stream, split by what it waited for.
+enum class IdleCause : uint8_t {
+  Prefix,      // the CPU's part of the gap that opens the window: CPU work before the first launch
+  Launch,      // the CPU's part of a later gap: the next work was not launched yet (overhead)
+  Sync,        // the same, after the launching thread sat in a host sync that ended in the gap
+  Scheduling,  // the GPU's part, ≤ kQueuedGapNs: queued work's own latency to start
+  Dependency,  // the GPU's part, longer: queued work held back (another stream, an event, a host function)
+  Backlog,     // the GPU's part before the trace's first GPU work: busy with work the trace does not show
+  Tail,        // after the window's last GPU work
+  Unlinked,    // the work that ends the gap has no launch call in the trace
+  Count
+};
+inline constexpr size_t kIdleCauses = static_cast<size_t>(IdleCause::Count);
+std::string_view to_string(IdleCause c);  // the JSON key: "prefix", "launch", …
+
+struct GpuIdle {
+  int64_t busy_ns = 0;  // GPU work running inside the window (clipped to it), all streams merged
+  std::array<int64_t, kIdleCauses> ns{};  // busy_ns + their sum = the window's duration
+  uint32_t gaps = 0;
+  uint32_t stream_waits = 0;  // cudaStreamWaitEvent/hipStreamWaitEvent calls started in the window
+  // The longest gap: where it starts, how long, its largest cause, the GPU work that ended it.
+  int64_t longest_at_ns = 0, longest_ns = 0;
+  IdleCause longest_cause = IdleCause::Tail;
+  EventId longest_ended_by = kNoEvent;
+};
+
 // ---- steps (ProfilerStep#N) ----
 struct StepFacts {
   EventId event = kNoEvent;  // the ProfilerStep#N annotation
@@ -56,6 +83,7 @@ struct StepFacts {
   // the other kernels, copies and memsets; comm the union of the NCCL/RCCL kernels; exposed comm the
   // part of comm during which no compute ran. gpu_busy_ns = compute_ns + exposed_comm_ns.
   int64_t compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
+  GpuIdle idle;  // the GPU inside [start, end) and why it idles (classify_gpu_idle)
 };
 
 // ---- op table: torch's key_averages() ----
@@ -219,6 +247,7 @@ struct CompileFacts {
   std::vector<CompiledCall> calls;        // every compiled-region call, in time order
   std::vector<StepCompile> per_step;      // one per Facts::steps entry
   uint64_t cudagraph_tree_events = 0;     // "cudagraphify…": compiled code that asks for CUDA graphs
+  uint64_t graph_launches = 0;            // cudaGraphLaunch / hipGraphLaunch in the whole trace
 };
 
 // ---- profiler's own cost ----
@@ -307,9 +336,12 @@ struct BlockFacts {
 };
 
 // ---- loops inside a step (loops.cpp): a step whose top-level work repeats, split into iterations ----
+inline constexpr size_t kLoopOverWindow = SIZE_MAX;  // LoopFacts::step of a stepless trace's loop
 struct LoopFacts {
-  size_t step = 0;              // index into Facts::steps
-  EventId block = kNoEvent;     // whose children repeat: the step, or the one event filling it
+  size_t step = 0;              // index into Facts::steps; kLoopOverWindow: the whole (stepless) trace
+  TrackId thread = 0;           // the thread whose top-level work repeats
+  EventId block = kNoEvent;     // whose children repeat: the step, or the one event filling it;
+                                // kNoEvent: the thread's top-level events (a stepless trace)
   NameId marker = kNoName;      // the top-level event name that opens every iteration
   uint32_t period = 0;          // top-level events per iteration (the median of iterations 2..N)
   std::vector<StepFacts> iterations;  // measured like steps (start, end, cpu, sync wait, GPU busy, …)
@@ -320,8 +352,21 @@ struct LoopFacts {
   // B·S', or, with no embedding on the host (a decode pass inside a compiled region or a CUDA
   // graph), one token per sequence: B.
   int64_t first_tokens = 0, tokens_per_iteration = 0;
+  // A language model's forward passes, shapes or not: iterations 1 and 2 embed token ids
+  // (aten::embedding), iteration 2 runs no backward, and shapes, where recorded, say prefill → decode.
+  bool forward_passes = false;
 };
 // Tokens per second of the iterations after the first: tokens_per_iteration / median (0: unknown).
+// A generate()'s loop: its tokens say prefill → decode, or its passes are a language model's forwards.
+inline bool is_decode(const LoopFacts& l) { return l.first_tokens > 0 || l.forward_passes; }
+// What a loop is inside: its step's name, or "whole trace".
+inline std::string_view loop_scope(const std::vector<StepFacts>& steps, const LoopFacts& l) {
+  return l.step == kLoopOverWindow ? std::string_view("whole trace") : std::string_view(steps[l.step].name);
+}
+// Whose children repeat, in words: the block's name, or "<thread>'s top level" for a stepless trace.
+inline std::string loop_block_name(const Trace& t, const LoopFacts& l) {
+  return l.block != kNoEvent ? std::string(t.name_of(l.block)) : t.tracks[l.thread].name + "'s top level";
+}
 inline double tokens_per_s(const LoopFacts& l) {
   if (l.tokens_per_iteration <= 0 || l.median_ns <= 0) return 0;
   return static_cast<double>(l.tokens_per_iteration) * 1e9 / static_cast<double>(l.median_ns);
@@ -423,7 +468,7 @@ struct Facts {
   int64_t gpu_busy_ns = 0;  // union of all GPU activity in the trace
   CommFacts comm;
   BlockFacts blocks;        // the user's code as a tree: record_function, nn.Module, Python frames
-  std::vector<LoopFacts> loops;  // at most one per step, in step order
+  std::vector<LoopFacts> loops;  // at most one per step, in step order; a stepless trace: at most one
   std::vector<EagerAttention> eager_attention;  // by scores shape, largest GPU time first
   MemoryFacts memory;
 };

@@ -32,6 +32,13 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vecto
 // The CPU breakdown (and DataLoader/allocator counts) of one more window on one thread: the
 // steady window of a stepless trace, on the thread attribute_cpu_time chose.
 void break_down_window(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window);
+// The same for windows in time order that do not overlap (a stepless trace's loop iterations).
+void break_down_windows(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread,
+                        const std::vector<StepFacts*>& windows);
+
+// Why the GPU idles (gpu/idle_gaps.cpp): fills each window's `idle`. Windows may overlap (steps,
+// their loops' iterations, the whole trace).
+void classify_gpu_idle(const Trace& trace, const std::vector<StepFacts*>& windows);
 
 std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
 std::vector<KernelRow> kernel_table(const Trace& trace);
@@ -50,8 +57,10 @@ CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps)
 // open blocks are credited with other threads' launches.
 BlockFacts code_blocks(const Trace& trace, const std::vector<StepFacts>& steps, const StepFacts& window,
                        TrackId main_thread, const std::vector<CpuCategory>& cpu_category);
-// Loops inside steps (loops.cpp): steps whose top-level work repeats, split into their iterations.
-std::vector<LoopFacts> find_loops(const Trace& trace, const std::vector<StepFacts>& steps);
+// Loops inside steps (loops.cpp): steps whose top-level work repeats, split into their iterations;
+// without steps, the main thread's top-level work of the window (generate() under a bare profile()).
+std::vector<LoopFacts> find_loops(const Trace& trace, const std::vector<StepFacts>& steps, const StepFacts& window,
+                                  TrackId window_thread);
 // Attention written as matmul → softmax → matmul (eager_attention.cpp); needs the roofline's GPUs.
 std::vector<EagerAttention> eager_attention(const Trace& trace, const RooflineFacts& roofline);
 // roofline() is declared in roofline.hpp: kernels' FLOPs, bytes and bounds (needs the kernel table).

@@ -47,6 +47,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_data_loading(t, f, out);
   rule_alloc_churn(t, f, out);
   rule_step_bound(t, f, out);
+  rule_gpu_waits(t, f, out);
   rule_sync_wait(t, f, out);
   rule_host_sync_in_loop(t, f, out);
   rule_launch_queue(t, f, out);

@@ -88,6 +88,16 @@ struct StepSpec {
   int64_t sync_wait_ns = 0;
 };
 
+// The GPU inside a window of `duration_ns` busy `gpu_busy_ns` from its start (clipped to it), and
+// idle for the rest waiting for the CPU's next launch: what the bound rules read.
+inline GpuIdle launch_bound_idle(int64_t duration_ns, int64_t gpu_busy_ns) {
+  GpuIdle idle;
+  idle.busy_ns = std::min(duration_ns, gpu_busy_ns);
+  idle.ns[static_cast<size_t>(IdleCause::Launch)] = duration_ns - idle.busy_ns;
+  idle.gaps = idle.busy_ns < duration_ns ? 1 : 0;
+  return idle;
+}
+
 // Appends a step right after the last one, with its ProfilerStep#N annotation in `t`.
 inline StepFacts& add_step(Trace& t, Facts& f, const StepSpec& spec) {
   StepFacts s;
@@ -99,6 +109,7 @@ inline StepFacts& add_step(Trace& t, Facts& f, const StepSpec& spec) {
   s.gpu_end_ns = s.start_ns + spec.gpu_busy_ns;
   s.sync_wait_ns = spec.sync_wait_ns;
   s.cpu_ns = spec.duration_ns - spec.sync_wait_ns;
+  s.idle = launch_bound_idle(spec.duration_ns, spec.gpu_busy_ns);
   s.name = "ProfilerStep#" + std::to_string(f.steps.size());
   s.event = add_event(t, EventKind::UserAnnotation, s.name, s.start_ns, s.duration_ns);
   f.steps.push_back(s);
@@ -114,6 +125,7 @@ inline void add_steps(Trace& t, Facts& f, int n, const StepSpec& spec) {
   f.window.start_ns = 0;
   f.window.end_ns = f.window.duration_ns = f.steps.back().end_ns;
   f.window.gpu_busy_ns = f.window.compute_ns = f.gpu_busy_ns;
+  f.window.idle = launch_bound_idle(f.window.duration_ns, f.gpu_busy_ns);
 }
 
 // A trace without ProfilerStep annotations: the whole window stands in for a step.
@@ -123,6 +135,7 @@ inline void set_window(Facts& f, const StepSpec& spec) {
   f.window.gpu_busy_ns = f.window.compute_ns = spec.gpu_busy_ns;
   f.window.sync_wait_ns = spec.sync_wait_ns;
   f.window.cpu_ns = spec.duration_ns - spec.sync_wait_ns;
+  f.window.idle = launch_bound_idle(spec.duration_ns, spec.gpu_busy_ns);
   f.gpu_busy_ns = spec.gpu_busy_ns;
 }
 

@@ -17,13 +17,14 @@ struct Case {
 };
 
 const Case kCases[] = {
-    // kGpuBoundShare = 0.80
-    {"busy_79_999_of_100_000_is_neither", 3, 100'000, 79'999, kSilent},
+    // kGpuBoundShare = 0.80 (bound_scope.cpp): the rest of these steps waits for the CPU's launches.
+    {"busy_79_999_of_100_000_is_overhead_bound", 3, 100'000, 79'999,
+     fires(FindingId::overhead_bound, Severity::Warning)},  // launch 20.001 % ≥ kBoundWarningShare
     {"busy_80_000_of_100_000_is_gpu_bound", 3, 100'000, 80'000, fires(FindingId::gpu_bound, Severity::Info)},
     {"busy_past_the_step_end_is_gpu_bound", 3, 100'000, 150'000, fires(FindingId::gpu_bound, Severity::Info)},
     {"window_busy_80_000_of_100_000_is_gpu_bound", 0, 100'000, 80'000, fires(FindingId::gpu_bound, Severity::Info)},
-    // kOverheadBoundShare = 0.50
-    {"busy_50_000_of_100_000_is_neither", 3, 100'000, 50'000, kSilent},
+    {"busy_50_000_of_100_000_is_overhead_bound", 3, 100'000, 50'000,
+     fires(FindingId::overhead_bound, Severity::Warning)},
     {"busy_49_999_of_100_000_is_overhead_bound", 3, 100'000, 49'999,
      fires(FindingId::overhead_bound, Severity::Warning)},
     {"window_busy_49_999_of_100_000_is_overhead_bound", 0, 100'000, 49'999,

@@ -6,7 +6,8 @@ by brute force over the raw JSON (Python's json and Decimal, nesting rebuilt wit
 candidate marker's iterations compared as tuples of names, GPU work summed per iteration from the
 launch calls' correlation ids), so tests/loops_oracle.py can hold whyslow's loops[] to it.
 
-Per step (a ProfilerStep#N on a CPU thread):
+Per step (a ProfilerStep#N on a CPU thread; a trace without steps: one pseudo-step, the top-level
+events of its main thread (cpu_breakdown.Trace.main_thread), over their span, named "whole trace"):
   * the block is the step, or, while its longest child lasts >= 90 % of it, that child; the
     top-level events are the block's children (events on its thread it immediately encloses);
   * a marker is a name occurring >= 3 times among them; occurrences are dropped from the front
@@ -15,6 +16,8 @@ Per step (a ProfilerStep#N on a CPU thread):
     must then all lie within max(1, 10 %) of that median p;
   * iteration k runs from occurrence k to occurrence k+1; the last from the last occurrence over
     at most p events, kept when it holds >= p/2 of them; >= 3 iterations;
+  * iterations 2..N together (second's first event's start to the last's last event's end) take
+    >= a tenth of iteration 1 (its first event's start to the second's);
   * at least 2, and half, of iterations 2..N hold the same sequence of names;
   * the marker whose iterations span the most top-level events wins (ties: the earliest);
   * kept when it spans >= half the step's time and >= half its top-level events.
@@ -58,7 +61,7 @@ def children_of(events_on_thread, block):
     return out
 
 
-def marker_iterations(names, positions):
+def marker_iterations(names, positions, kids):
     pos = list(positions)
     dropped = 0
     while True:
@@ -81,6 +84,10 @@ def marker_iterations(names, positions):
     if 2 * (last_end - pos[-1]) >= p:
         spans.append((pos[-1], last_end - 1))
     if len(spans) < 3:
+        return None
+    first_ns = kids[spans[1][0]]["t0"] - kids[spans[0][0]]["t0"]
+    later_ns = kids[spans[-1][1]]["t1"] - kids[spans[1][0]]["t0"]
+    if later_ns < 0.1 * first_ns:
         return None
     counts = defaultdict(int)
     for a, b in spans[1:]:
@@ -111,6 +118,14 @@ def analyze(path: str) -> dict:
     pageable = frozenset(e["corr"] for e in events if e["cat"] in GPU_WORK and "Pageable" in e["name"])
     steps = sorted((e for e in events if e["cat"] in cb.ANNOTATION_CATS | cb.OP_CATS
                     and e["name"].startswith("ProfilerStep#") and e["name"][13:].isdigit()), key=lambda e: e["t0"])
+    if not steps:
+        main = cb.Trace(path).main_thread()
+        mine = by_thread.get(main, [])
+        roots = children_of(mine, {"t0": min((e["t0"] for e in mine), default=0),
+                                   "t1": max((e["t1"] for e in mine), default=0), "order": -1}) if mine else []
+        if roots:
+            steps = [{"name": "whole trace", "thread": main, "t0": roots[0]["t0"],
+                      "t1": max(e["t1"] for e in roots), "order": -1, "pseudo": True}]
     loops = []
     for step in steps:
         thread = by_thread[step["thread"]]
@@ -132,7 +147,7 @@ def analyze(path: str) -> dict:
         for name, pos in positions.items():
             if len(pos) < 3:
                 continue
-            found = marker_iterations(names, pos)
+            found = marker_iterations(names, pos, kids)
             if not found:
                 continue
             p, spans = found
@@ -175,7 +190,8 @@ def analyze(path: str) -> dict:
             each.append({"start_ns": w0, "duration_ns": w1 - w0, "cpu_ns": max(0, w1 - w0 - wait),
                          "gpu_busy_ns": union})
         rest = each[1:]
-        loops.append({"step": step["name"], "block": block["name"], "marker": marker, "period": p,
+        block_name = "(top level)" if block is step and step.get("pseudo") else block["name"]
+        loops.append({"step": step["name"], "block": block_name, "marker": marker, "period": p,
                       "iterations": len(each), "first_ns": each[0]["duration_ns"],
                       "median_ns": upper_median([x["duration_ns"] for x in rest]),
                       "cpu_median_ns": upper_median([x["cpu_ns"] for x in rest]),

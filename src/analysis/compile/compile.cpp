@@ -104,6 +104,7 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
     }
     if (is_host_api(k)) {
       if (!t.is_launch(e)) continue;
+      if (names.of(e) & kGraphLaunch) ++f.graph_launches;
       const int s = step_of.of(t.start_ns[e]);
       if (s < 0) continue;
       if (names.of(e) & kGraphLaunch) ++f.per_step[s].graph_launches;

@@ -356,15 +356,21 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
   return per_event;
 }
 
-void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
-  if (thread == UINT32_MAX || window.end_ns <= window.start_ns) return;
+void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread,
+                        const std::vector<StepFacts*>& windows) {
+  if (thread == UINT32_MAX || windows.empty()) return;
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
-  std::vector<StepFacts*> one{&window};
   NameTraits names(t);
   HostWaitNames waits(t);
   const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
-  sweep_thread(t, t.tracks[thread], names, cats, one);
-  data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, one);
+  std::vector<StepFacts*> lookup = windows;  // the sweeps walk their own cursor over it
+  sweep_thread(t, t.tracks[thread], names, cats, lookup);
+  data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, lookup);
+}
+
+void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
+  if (window.end_ns <= window.start_ns) return;
+  break_down_windows(t, gpu_busy, thread, {&window});
 }
 
 }  // namespace whyslow

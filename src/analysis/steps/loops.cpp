@@ -5,7 +5,8 @@
 // calls such as cudaGraphLaunch) and finds a name that opens every iteration.
 //
 // The definition, step by step (tools/oracles/loops.py implements it again, by brute force):
-// 1. The block: the step, or, while one child of the block fills ≥ kSingleChildShare of it, that
+// 1. The block: the step (a trace without steps: its main thread's top-level events, over their
+//    span), or, while one child of the block fills ≥ kSingleChildShare of it, that
 //    child (a record_function or a generate() frame around everything). Its children, in time
 //    order, are the top-level events; their names are the sequence S.
 // 2. A marker candidate is a name occurring ≥ kMinIterations times in S whose gaps (positions
@@ -17,13 +18,15 @@
 // 3. Iteration k spans from the k-th occurrence to the next; the last from the last occurrence
 //    over at most p events (what follows is the step's epilogue), kept only when it holds at least
 //    p/2 events (else it is a partial iteration: the marker also ran after the loop).
-// 4. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
+// 4. Iterations 2..N together (from the start of the second to the end of the last's last event)
+//    take at least kMinLaterShare of iteration 1's time (start of the first to start of the second).
+// 5. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
 //    (a name that happens to be evenly spaced in work that does not repeat is not a loop).
-// 5. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
+// 6. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
 //    earliest start). Covering the most events is what makes iteration 1 start where the loop's
 //    work starts: every marker of the same loop has the same period, and the one opening the
 //    iteration earliest covers the most.
-// 6. The loop is kept when it covers ≥ kMinLoopShare of the step's time and of its top-level events.
+// 7. The loop is kept when it covers ≥ kMinLoopShare of the step's time and of its top-level events.
 //
 // Cost: linear in the step's events on its thread (positions are grouped by name in one pass, each
 // candidate's gaps are its own positions, and sequence comparisons hash each iteration once).
@@ -44,6 +47,11 @@ constexpr size_t kMinIterations = 3;
 // Iterations of one loop differ by a few top-level events (the last decode pass of generate()
 // skips a cache update: 78 events instead of 79); 10 % allows that, not different work.
 constexpr double kGapTolerance = 0.10;
+// Iteration 1 may take longer than the others (a prefill, a first pass that warms up), but
+// iterations 2..N together must take at least a tenth of its time: a first "iteration" holding
+// nearly all the work is the work before a loop that happens to start with the marker's name
+// (profile()'s cudaDeviceSynchronize at entry, then everything, then the two at exit).
+constexpr double kMinLaterShare = 0.1;
 // Set-up work before a loop shares the marker's name a few times at most (generate()'s input
 // checks run one `is_nonzero` before its loop): a name needing more occurrences dropped from the
 // front is no marker. Also what keeps a name's test linear in its occurrences.
@@ -67,8 +75,18 @@ std::vector<EventId> children(const Trace& t, EventId parent) {
   auto it = std::lower_bound(ev.begin(), ev.end(), t.start_ns[parent],
                              [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
   std::vector<EventId> out;
-  for (; it != ev.end() && t.start_ns[*it] <= t.end_ns(parent); ++it)
-    if (t.parent[*it] == parent && t.kind[*it] != EventKind::Instant) out.push_back(*it);
+  const int64_t end = t.end_ns(parent);
+  while (it != ev.end() && t.start_ns[*it] <= end) {
+    if (t.parent[*it] != parent || t.kind[*it] == EventKind::Instant) {
+      ++it;
+      continue;
+    }
+    out.push_back(*it);
+    // Past the child's descendants in one search: a chain of single children stays linear.
+    const int64_t child_end = t.end_ns(*it);
+    const auto next = std::lower_bound(it + 1, ev.end(), child_end, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    it = next == it + 1 || t.start_ns[*it] == child_end ? it + 1 : next;
+  }
   return out;
 }
 
@@ -76,13 +94,31 @@ EventId longest_of(const Trace& t, const std::vector<EventId>& events) {
   return *std::max_element(events.begin(), events.end(), [&](EventId a, EventId b) { return t.dur_ns[a] < t.dur_ns[b]; });
 }
 
-// The block whose children may repeat, and those children.
-std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step) {
+// Events `parent` immediately encloses; kNoEvent: the thread's top-level events.
+std::vector<EventId> children_of(const Trace& t, EventId parent, TrackId thread) {
+  if (parent != kNoEvent) return children(t, parent);
+  std::vector<EventId> out;
+  for (EventId e : t.tracks[thread].events)
+    if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant) out.push_back(e);
+  return out;
+}
+
+// The span a block's children may fill: the block's own, or the top-level events' for a thread.
+int64_t span_of(const Trace& t, EventId block, const std::vector<EventId>& kids) {
+  if (block != kNoEvent) return t.dur_ns[block];
+  int64_t end = INT64_MIN;
+  for (EventId e : kids) end = std::max(end, t.end_ns(e));
+  return kids.empty() ? 0 : end - t.start_ns[kids.front()];
+}
+
+// The block whose children may repeat, and those children: from a step, or from a stepless
+// trace's main thread (block kNoEvent).
+std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step, TrackId thread) {
   EventId block = step;
-  std::vector<EventId> kids = children(t, block);
+  std::vector<EventId> kids = children_of(t, block, thread);
   while (!kids.empty()) {
     const EventId longest = longest_of(t, kids);
-    if (static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(t.dur_ns[block])) break;
+    if (static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids))) break;
     std::vector<EventId> next = children(t, longest);
     if (next.empty()) break;
     block = longest;
@@ -99,7 +135,13 @@ struct Iterations {
 };
 
 // Steps 2–4 of the definition for one name's positions; nothing when it does not mark a loop.
-std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const std::vector<uint64_t>& prefix_hash,
+// The top-level events' names and times, in order.
+struct TopLevel {
+  std::vector<NameId> names;
+  std::vector<int64_t> starts, ends;
+};
+
+std::optional<Iterations> iterations_of(const TopLevel& top, const std::vector<uint64_t>& prefix_hash,
                                         const std::vector<uint64_t>& powers, NameId name,
                                         std::vector<uint32_t> pos) {
   for (size_t dropped = 0;; ++dropped) {
@@ -123,9 +165,12 @@ std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const st
   it.marker = name;
   it.period = static_cast<uint32_t>(p);
   for (size_t i = 0; i + 1 < pos.size(); ++i) it.spans.emplace_back(pos[i], pos[i + 1] - 1);
-  const size_t last_end = std::min(seq.size(), static_cast<size_t>(pos.back()) + static_cast<size_t>(p));
+  const size_t last_end = std::min(top.names.size(), static_cast<size_t>(pos.back()) + static_cast<size_t>(p));
   if (2 * (last_end - pos.back()) >= static_cast<size_t>(p)) it.spans.emplace_back(pos.back(), last_end - 1);
   if (it.spans.size() < kMinIterations) return std::nullopt;
+  const int64_t first_ns = top.starts[it.spans[1].first] - top.starts[it.spans[0].first];
+  const int64_t later_ns = top.ends[it.spans.back().second] - top.starts[it.spans[1].first];
+  if (static_cast<double>(later_ns) < kMinLaterShare * static_cast<double>(first_ns)) return std::nullopt;
   // Iterations 2..N repeating one sequence of names: compare polynomial hashes of their spans.
   const auto hash = [&](std::pair<uint32_t, uint32_t> s) {
     return prefix_hash[s.second + 1] - prefix_hash[s.first] * powers[s.second + 1 - s.first];
@@ -138,7 +183,8 @@ std::optional<Iterations> iterations_of(const std::vector<NameId>& seq, const st
   return it;
 }
 
-std::optional<Iterations> find_iterations(const std::vector<NameId>& seq) {
+std::optional<Iterations> find_iterations(const TopLevel& top) {
+  const std::vector<NameId>& seq = top.names;
   // Polynomial hashes of every prefix (mod 2^64): an iteration's hash in O(1).
   constexpr uint64_t kBase = 1'000'003;
   std::vector<uint64_t> prefix(seq.size() + 1, 0), powers(seq.size() + 1, 1);
@@ -151,7 +197,7 @@ std::optional<Iterations> find_iterations(const std::vector<NameId>& seq) {
   std::optional<Iterations> best;
   for (auto& [name, pos] : positions) {
     if (pos.size() < kMinIterations) continue;
-    auto found = iterations_of(seq, prefix, powers, name, pos);
+    auto found = iterations_of(top, prefix, powers, name, pos);
     if (!found) continue;
     if (!best || found->covered() > best->covered() ||
         (found->covered() == best->covered() && found->spans.front().first < best->spans.front().first))
@@ -160,34 +206,59 @@ std::optional<Iterations> find_iterations(const std::vector<NameId>& seq) {
   return best;
 }
 
-// The token ids' shape [B, S] of the first aten::embedding in [start, end) on the thread.
-std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, TrackId thread, int64_t start, int64_t end) {
+// The first aten::embedding in [start, end) on the thread, or kNoEvent.
+EventId first_embedding(const Trace& t, TrackId thread, int64_t start, int64_t end) {
+  const std::vector<EventId>& ev = t.tracks[thread].events;
+  auto it = std::lower_bound(ev.begin(), ev.end(), start, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  for (; it != ev.end() && t.start_ns[*it] < end; ++it)
+    if (t.kind[*it] == EventKind::CpuOp && t.name_of(*it) == "aten::embedding") return *it;
+  return kNoEvent;
+}
+
+// Does autograd run a backward in [start, end) on the thread (its engine's or a *Backward node's events)?
+bool runs_backward(const Trace& t, TrackId thread, int64_t start, int64_t end) {
   const std::vector<EventId>& ev = t.tracks[thread].events;
   auto it = std::lower_bound(ev.begin(), ev.end(), start, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
   for (; it != ev.end() && t.start_ns[*it] < end; ++it) {
-    if (t.kind[*it] != EventKind::CpuOp || t.name_of(*it) != "aten::embedding") continue;
-    const auto in = op_inputs(t, *it);
-    if (!in || in->size() < 2 || (*in)[1].dims.size() != 2) return std::nullopt;
-    return std::make_pair((*in)[1].dims[0], (*in)[1].dims[1]);
+    const std::string_view n = t.name_of(*it);
+    if (n.starts_with("autograd::engine") || n.find("Backward") != std::string_view::npos) return true;
   }
-  return std::nullopt;
+  return false;
+}
+
+// The token ids' shape [B, S] of an aten::embedding, when the trace recorded shapes.
+std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, EventId embedding) {
+  if (embedding == kNoEvent) return std::nullopt;
+  const auto in = op_inputs(t, embedding);
+  if (!in || in->size() < 2 || (*in)[1].dims.size() != 2) return std::nullopt;
+  return std::make_pair((*in)[1].dims[0], (*in)[1].dims[1]);
 }
 
 }  // namespace
 
-std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& steps) {
+std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& steps, const StepFacts& window,
+                                  TrackId window_thread) {
   std::vector<LoopFacts> loops;
   std::vector<StepFacts> windows;  // every iteration of every loop, in time order
   std::vector<TrackId> owners;
-  for (size_t s = 0; s < steps.size(); ++s) {
-    const auto [block, kids] = top_level(t, steps[s].event);
-    std::vector<NameId> seq;
-    seq.reserve(kids.size());
-    for (EventId e : kids) seq.push_back(t.name[e]);
-    const auto found = find_iterations(seq);
+  // A stepless trace is searched as one step: its main thread's top-level work.
+  const bool stepless = steps.empty();
+  if (stepless && (window_thread >= t.tracks.size() || window.duration_ns <= 0)) return loops;
+  const size_t scopes = stepless ? 1 : steps.size();
+  for (size_t s = 0; s < scopes; ++s) {
+    const TrackId thread = stepless ? window_thread : t.track[steps[s].event];
+    const auto [block, kids] = top_level(t, stepless ? kNoEvent : steps[s].event, thread);
+    TopLevel top;
+    for (EventId e : kids) {
+      top.names.push_back(t.name[e]);
+      top.starts.push_back(t.start_ns[e]);
+      top.ends.push_back(t.end_ns(e));
+    }
+    const auto found = find_iterations(top);
     if (!found) continue;
     LoopFacts loop;
-    loop.step = s;
+    loop.step = stepless ? kLoopOverWindow : s;
+    loop.thread = thread;
     loop.block = block;
     loop.marker = found->marker;
     loop.period = found->period;
@@ -202,7 +273,9 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
       loop.iterations.push_back(std::move(w));
     }
     const int64_t span = loop.iterations.back().end_ns - loop.iterations.front().start_ns;
-    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(steps[s].end_ns - steps[s].start_ns) ||
+    const int64_t scope_ns = stepless ? span_of(t, kNoEvent, children_of(t, kNoEvent, thread))
+                                      : steps[s].end_ns - steps[s].start_ns;
+    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(scope_ns) ||
         static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
       continue;
     loops.push_back(std::move(loop));
@@ -210,7 +283,7 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
   for (const LoopFacts& l : loops)
     for (const StepFacts& w : l.iterations) {
       windows.push_back(w);
-      owners.push_back(t.track[steps[l.step].event]);
+      owners.push_back(l.thread);
     }
   measure_windows(t, windows, owners);
   size_t next = 0;
@@ -226,11 +299,13 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
     l.median_ns = median(wall);
     l.cpu_median_ns = median(cpu);
     l.gpu_median_ns = median(gpu);
-    const TrackId thread = t.track[steps[l.step].event];
+    const TrackId thread = l.thread;
     const StepFacts& first = l.iterations.front();
     const StepFacts& typical = l.iterations[1];
-    const auto prefill = token_shape(t, thread, first.start_ns, first.end_ns);
-    const auto decode = token_shape(t, thread, typical.start_ns, typical.end_ns);
+    const EventId first_embed = first_embedding(t, thread, first.start_ns, first.end_ns);
+    const EventId typical_embed = first_embedding(t, thread, typical.start_ns, typical.end_ns);
+    const auto prefill = token_shape(t, first_embed);
+    const auto decode = token_shape(t, typical_embed);
     // Tokens only for the prefill → decode signature: later iterations embed fewer tokens per
     // sequence than the first, or none on the host (a compiled decode pass). Equal shapes (a
     // pipeline's batches, a vision model's patch positions) say nothing about tokens.
@@ -238,6 +313,12 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
       l.first_tokens = prefill->first * prefill->second;
       l.tokens_per_iteration = decode ? decode->first * decode->second : prefill->first;
     }
+    // Forward passes of a language model, shapes or not: every pass embeds token ids and none runs
+    // a backward (a training loop over a text model embeds too); with shapes, they must also say
+    // prefill → decode.
+    l.forward_passes = first_embed != kNoEvent && typical_embed != kNoEvent &&
+                       !runs_backward(t, thread, typical.start_ns, typical.end_ns) &&
+                       (!prefill || l.first_tokens > 0);
   }
   return loops;
 }

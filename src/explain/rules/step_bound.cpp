@@ -1,8 +1,10 @@
-// overhead_bound / gpu_bound: what limits a steady-state step, from how much of it the GPU was
-// busy. A GPU that is busy most of the step is the bottleneck; one that is idle most of it is
-// waiting for the CPU to launch work (framework overhead, Python, launch latency, syncs). Busy
-// with communication is neither: a rank inside a collective may be waiting for a peer, so only
-// compute counts towards gpu_bound (exposed_comm and comm_wait speak for the rest).
+// overhead_bound / gpu_bound: what limits a steady-state step (bound_scope.hpp decides, from why
+// the GPU idles). A GPU that is busy most of the step is the bottleneck; one whose idle gaps end
+// with work launched only after the GPU went idle waits for the CPU to launch (framework
+// overhead, Python, launch latency, syncs). Busy with communication is neither: a rank inside a
+// collective may be waiting for a peer, so only compute counts towards gpu_bound (exposed_comm
+// and comm_wait speak for the rest). A stepless trace whose top-level work repeats (generate()
+// under a bare profile()) is judged per iteration, the first (a prefill) apart.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -11,15 +13,11 @@
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
 
 namespace whyslow {
 namespace {
 
-// GPU busy ≥ 80 % of the step: the GPU is the limit; the remaining 20 % covers launch gaps
-// between kernels that even a GPU-bound loop shows.
-constexpr double kGpuBoundShare = 0.80;
-// GPU busy < 50 %: the GPU idles more than it works, so the CPU side sets the pace.
-constexpr double kOverheadBoundShare = 0.50;
 // The categories named in the text: the few that hold most of the CPU time.
 constexpr size_t kCategoriesNamed = 3;
 
@@ -53,7 +51,8 @@ std::vector<std::pair<int64_t, CpuCategory>> ranked_categories(const std::vector
 
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
-std::vector<std::string> overhead_advice(CpuCategory top) {
+// A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them.
+std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs) {
   const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
                               "CPU can run ahead and queue the next step.";
   switch (top) {
@@ -76,34 +75,12 @@ std::vector<std::string> overhead_advice(CpuCategory top) {
               no_sync};
     default:
       return {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
-              "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
-              "torch.cuda.graphs) replay a whole step with one launch.",
+              replays_graphs ? "The trace already replays CUDA graphs: the waits are for the launches outside them "
+                               "(the CPU work between replays: input preparation, sampling, scheduling)."
+                             : "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+                               "torch.cuda.graphs) replay a whole step with one launch.",
               no_sync};
   }
-}
-
-// The median of the loops' median iteration times over the steady steps that hold one.
-int64_t median_loop_ns(const Facts& f, const std::vector<const StepFacts*>& steps) {
-  std::vector<int64_t> v;
-  for (const LoopFacts& l : f.loops)
-    for (const StepFacts* s : steps)
-      if (&f.steps[l.step] == s) v.push_back(l.median_ns);
-  return median(std::move(v));
-}
-
-// The loop of the steady steps (loops.cpp), when every one of them is one: the per-step numbers
-// are then sums over its iterations, and the advice is about an iteration (a decode pass).
-const LoopFacts* steps_loop(const Facts& f, const std::vector<const StepFacts*>& steps) {
-  if (f.loops.empty() || f.steps.empty()) return nullptr;
-  const LoopFacts* found = nullptr;
-  for (const StepFacts* s : steps) {
-    const LoopFacts* mine = nullptr;
-    for (const LoopFacts& l : f.loops)
-      if (&f.steps[l.step] == s) mine = &l;
-    if (!mine) return nullptr;
-    if (!found || mine->median_ns == median_loop_ns(f, steps)) found = mine;
-  }
-  return found;
 }
 
 // Per iteration, in words: "each step is a loop of 10 iterations …".
@@ -120,12 +97,58 @@ std::string iteration_words(const LoopFacts& l) {
       human_duration(idle));
 }
 
+std::string decode_advice() {
+  return "Each decode pass is a small forward that waits on its launches: a static KV cache "
+         "(cache_implementation=\"static\") lets torch.compile replay the whole pass as one CUDA graph; a larger "
+         "batch gives each launch more work.";
+}
+
+int64_t median_count(const std::vector<const StepFacts*>& windows, uint32_t StepFacts::*field) {
+  std::vector<int64_t> v;
+  for (const StepFacts* w : windows) v.push_back(w->*field);
+  return median(std::move(v));
+}
+
+void add_iteration_evidence(const LoopFacts& l, const std::vector<const StepFacts*>& windows, std::vector<Evidence>& ev) {
+  ev.insert(ev.end(), {count("iterations", l.iterations.size()), us("first_iteration_us", l.iterations.front().duration_ns),
+                       us("iteration_us", l.median_ns), us("iteration_gpu_busy_us", l.gpu_median_ns),
+                       count("kernels_per_iteration", static_cast<uint64_t>(median_count(windows, &StepFacts::kernels))),
+                       count("launches_per_iteration", static_cast<uint64_t>(median_count(windows, &StepFacts::launches)))});
+  if (tokens_per_s(l) > 0) ev.push_back({"tokens_per_s", tokens_per_s(l), "count"});
+}
+
+// A stepless loop per iteration, in words: what one iteration (a decode pass) costs and launches.
+std::string per_iteration_words(const LoopFacts& l, const std::vector<const StepFacts*>& windows) {
+  const StepFacts& first = l.iterations.front();
+  const int64_t kernels = median_count(windows, &StepFacts::kernels);
+  const int64_t launches = median_count(windows, &StepFacts::launches);
+  const bool decode = is_decode(l);
+  std::string tokens;
+  if (tokens_per_s(l) > 0)
+    tokens = fmt::format(" {} tokens per pass ({} in the prefill): {:.0f} tokens/s.", l.tokens_per_iteration,
+                         l.first_tokens, tokens_per_s(l));
+  else if (decode && l.median_ns > 0)
+    tokens = fmt::format(" One token per sequence per pass: {:.1f} tokens/s per sequence (record_shapes=True gives the "
+                         "batch, and the tokens/s of all of it).", 1e9 / static_cast<double>(l.median_ns));
+  std::string per_launch;
+  if (launches > 0 && l.median_ns > l.gpu_median_ns)
+    per_launch = fmt::format(" {} kernels per {} → {} of CPU per launch while the GPU waits.", kernels,
+                             decode ? "token" : "iteration",
+                             human_duration((l.median_ns - l.gpu_median_ns) / launches));
+  return fmt::format(
+      " The trace has no ProfilerStep, but its top-level work repeats: {} iterations{}. The first takes {} (GPU busy "
+      "{}){}; each later one a median {}, with {} kernels from {} launches and the GPU busy {} of it.{}{}",
+      l.iterations.size(), decode ? ", one forward pass each (a generate())" : "", human_duration(first.duration_ns),
+      human_duration(first.gpu_busy_ns), decode ? ": the prefill" : "", human_duration(l.median_ns), kernels, launches,
+      human_duration(l.gpu_median_ns), tokens, per_launch);
+}
+
 }  // namespace
 
 void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
-  if (f.gpu_busy_ns == 0) return;  // a CPU-only trace: nothing to compare
-  const auto steps = steady_steps(f);
-  if (steps.empty()) return;
+  const BoundScope scope = bound_scope(f);
+  if (scope.verdict != BoundVerdict::Gpu && scope.verdict != BoundVerdict::Launch) return;
+  const auto& steps = scope.windows;
   const int64_t step = median_of(steps, &StepFacts::duration_ns);
   const int64_t busy = median_of(steps, &StepFacts::gpu_busy_ns);
   const int64_t cpu = median_of(steps, &StepFacts::cpu_ns);
@@ -137,12 +160,10 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   // GPU work launched in a step can run past its end when the CPU runs ahead (work queued for
   // the next step); more than 100 % busy means the GPU cannot keep up: it is saturated.
   const double share = std::min(1.0, static_cast<double>(busy) / static_cast<double>(step));
-  const double compute_share = std::min(1.0, static_cast<double>(compute) / static_cast<double>(step));
-  const bool per_step = !f.steps.empty();
-  const std::string unit = per_step                          ? fmt::format("the median of {} steady-state steps", steps.size())
-                           : f.steady_window.duration_ns > 0 ? std::string("the trace after its start-up")
-                                                             : std::string("the whole trace");
-  const std::string span = describe_span(f, step);
+  const bool per_step = !f.steps.empty() && !scope.over_iterations;
+  const std::string unit = scope_unit(f, scope);
+  const std::string span = scope_span(f, scope, step);
+  const std::string thread = per_step ? "the step's thread" : scope.over_iterations ? "the looping thread" : "the main thread";
   Finding x;
   x.evidence = {us("step_us", step), us("gpu_busy_us", busy), us("cpu_us", cpu), us("sync_wait_us", wait),
                 percent("gpu_busy_pct", share)};
@@ -150,65 +171,71 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   for (const auto& [ns, c] : categories)
     if (c != CpuCategory::SyncWait) x.evidence.push_back(us(std::string(to_string(c)) + "_us", ns));
   if (comm > 0) x.evidence.insert(x.evidence.end(), {us("compute_us", compute), us("exposed_comm_us", exposed_comm)});
-  const LoopFacts* loop = steps_loop(f, steps);
+  const LoopFacts* loop = scope.over_iterations ? nullptr : scope.loop;
   if (loop)
     x.evidence.insert(x.evidence.end(), {count("iterations", loop->iterations.size()), us("iteration_us", loop->median_ns),
                                          us("iteration_gpu_busy_us", loop->gpu_median_ns)});
-  if (per_step) {
-    const StepFacts* example = steps.front();
-    for (const StepFacts* s : steps)
-      if (s->duration_ns == step) example = s;
-    x.events.push_back({example->event, "typical step"});
-  }
-  if (compute_share >= kGpuBoundShare) {
+  if (scope.over_iterations) add_iteration_evidence(*scope.loop, steps, x.evidence);
+  add_idle_evidence(scope, x.evidence);
+  const StepFacts* example = steps.front();
+  for (const StepFacts* s : steps)
+    if (s->duration_ns == step) example = s;
+  if (example->event != kNoEvent) x.events.push_back({example->event, per_step ? "typical step" : "typical iteration"});
+  const std::string split = " " + idle_split_words(scope);
+  if (scope.verdict == BoundVerdict::Gpu) {
     x.id = FindingId::gpu_bound;
     x.severity = Severity::Info;
-    x.title = fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(share), span);
+    x.title = fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(scope.gpu), span);
     x.detail = fmt::format(
         "In {}, GPU work (kernels, copies, memsets, all streams merged) covers {} of {}; the CPU's own "
         "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
-        "kernels that take the most time.{}",
+        "kernels that take the most time.{}{}",
         unit, human_duration(busy), human_duration(step), human_duration(cpu),
-        comm > 0 ? fmt::format(" Of it, compute (all but the NCCL/RCCL kernels) covers {}.", human_duration(compute)) : "");
+        comm > 0 ? fmt::format(" Of it, compute (all but the NCCL/RCCL kernels) covers {}.", human_duration(compute)) : "",
+        split);
     x.try_next = {"Start from the top of the kernel table: the largest kernels decide the step.",
                   "Use lower precision where accuracy allows (bf16/TF32 for matmuls), larger fused kernels "
                   "(torch.compile), or better kernels for the top shapes."};
     x.impact_ns = busy;
     x.impact_basis_ns = step;
-  } else if (share < kOverheadBoundShare) {
-    x.id = FindingId::overhead_bound;
-    x.severity = Severity::Warning;
-    x.title = fmt::format("Overhead-bound: the GPU is idle {} of {}, waiting for the CPU", human_percent(1 - share), span);
-    std::string where;
-    for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
-      where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kCategoriesNamed, categories.size()) ? " and " : ", ",
-                           human_duration(categories[i].first), describe(categories[i].second));
-    x.detail = fmt::format(
-        "In {}, the GPU is busy only {} of {}. The rest of the time it has nothing queued, because the "
-        "CPU is not done with its part: of {}, {}{}. Faster kernels would not shorten "
-        "this step; less CPU time before each GPU launch would.",
-        unit, human_duration(busy), human_duration(step), per_step ? "the step's thread" : "the main thread",
-        where.empty() ? "nothing is recorded" : where,
-        categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "");
-    x.try_next = overhead_advice(categories.empty() ? CpuCategory::Other : categories.front().second);
-    if (loop) {
-      x.detail += iteration_words(*loop);
-      // A generate() whose decode passes wait on launches (not on data, syncs or the allocator,
-      // which have their own advice above): each pass is one small forward, what a CUDA graph fixes.
-      const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
-      const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch ||
-                               top == CpuCategory::Python || top == CpuCategory::Other;
-      if (loop->first_tokens > 0 && launch_side && f.compile.compiled_regions == 0)
-        x.try_next.insert(x.try_next.begin(),
-                          "Each decode pass is a small forward that waits on its launches: a static KV cache "
-                          "(cache_implementation=\"static\") lets torch.compile replay the whole pass as one CUDA "
-                          "graph; a larger batch gives each launch more work.");
-    }
-    x.impact_ns = step - busy;
-    x.impact_basis_ns = step;
-  } else {
+    out.push_back(std::move(x));
     return;
   }
+  x.id = FindingId::overhead_bound;
+  x.severity = scope.launch >= kBoundWarningShare ? Severity::Warning : Severity::Info;
+  x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
+                        human_percent(scope.launch), span);
+  std::string where;
+  for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
+    where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kCategoriesNamed, categories.size()) ? " and " : ", ",
+                         human_duration(categories[i].first), describe(categories[i].second));
+  x.detail = fmt::format(
+      "In {}, the GPU is busy only {} of {}. In its idle gaps the next GPU work had not been launched yet, "
+      "because the CPU is not done with its part: of {}, {}{}. Faster kernels would not shorten "
+      "this {}; less CPU time before each GPU launch would.",
+      unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
+      categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
+      scope.over_iterations ? "pass" : "step");
+  const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
+  x.try_next = overhead_advice(top, f.compile.graph_launches > 0);
+  const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
+                           top == CpuCategory::Other;
+  if (loop) {
+    x.detail += iteration_words(*loop);
+    // A generate() whose decode passes wait on launches (not on data, syncs or the allocator,
+    // which have their own advice above): each pass is one small forward, what a CUDA graph fixes.
+    if (loop->first_tokens > 0 && launch_side && f.compile.compiled_regions == 0)
+      x.try_next.insert(x.try_next.begin(), decode_advice());
+  }
+  if (scope.over_iterations) {
+    x.detail += per_iteration_words(*scope.loop, steps);
+    // The decode advice names a larger batch and CUDA graphs itself: it replaces the generic first line.
+    if (is_decode(*scope.loop) && launch_side && f.compile.compiled_regions == 0 && f.compile.graph_launches == 0)
+      x.try_next.front() = decode_advice();
+  }
+  x.detail += split;
+  x.impact_ns = static_cast<int64_t>(scope.launch * static_cast<double>(step));
+  x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }
 

@@ -5,6 +5,7 @@
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
+#include "report/json/idle_json.hpp"
 #include "report/json/loops_json.hpp"
 #include "report/json/memory_json.hpp"
 #include "report/json/schema.hpp"
@@ -45,6 +46,7 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("window_us").microseconds(facts.window.duration_ns);
   w.key("window_start_us").microseconds(facts.window.start_ns);
   w.key("gpu_busy_us").microseconds(facts.gpu_busy_ns);
+  report::write_gpu_idle(w, facts.window.idle);
   write_cpu_breakdown(w, facts.window.cpu_breakdown);
   w.key("cpu_breakdown_thread");
   if (facts.steps.empty() && facts.window_thread < trace.tracks.size()) w.string(trace.tracks[facts.window_thread].name);
@@ -72,6 +74,7 @@ void write_steps(JsonWriter& w, const Facts& facts) {
     write_cpu_breakdown(w, s.cpu_breakdown);
     w.key("data_loading_gpu_idle_us").microseconds(s.data_loading_gpu_idle_ns);
     w.key("allocator_calls").unsigned_integer(s.allocator_calls);
+    report::write_gpu_idle(w, s.idle);
     report::write_step_comm(w, s);
     report::write_step_memory(w, facts, i);
     w.end_object();

@@ -1,6 +1,8 @@
 // `loops[]`: one object per step whose top-level work repeats (analysis/steps/loops.cpp).
 #include "report/json/loops_json.hpp"
 
+#include "report/json/idle_json.hpp"
+
 namespace whyslow::report {
 
 void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts) {
@@ -8,8 +10,8 @@ void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts) {
   w.key("loops").begin_array();
   for (const LoopFacts& l : facts.loops) {
     w.begin_object();
-    w.key("step").string(facts.steps[l.step].name);
-    w.key("block").string(trace.name_of(l.block));
+    w.key("step").string(loop_scope(facts.steps, l));
+    w.key("block").string(loop_block_name(trace, l));
     w.key("marker").string(trace.names.view(l.marker));
     w.key("period_events").unsigned_integer(l.period);
     w.key("iterations").unsigned_integer(l.iterations.size());
@@ -29,6 +31,7 @@ void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts) {
       w.key("gpu_busy_us").microseconds(it.gpu_busy_ns);
       w.key("kernels").unsigned_integer(it.kernels);
       w.key("launches").unsigned_integer(it.launches);
+      write_gpu_idle(w, it.idle);
       w.end_object();
     }
     w.end_array();

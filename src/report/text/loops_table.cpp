@@ -21,7 +21,7 @@ std::string loops_table(const Trace& trace, const Facts& facts) {
                {"tokens/s"}});
   for (const LoopFacts& l : facts.loops) {
     const std::string first_tokens = l.first_tokens > 0 ? fmt::format(" ({} tokens)", l.first_tokens) : "";
-    t.add_row({facts.steps[l.step].name, format_count(l.iterations.size()),
+    t.add_row({std::string(loop_scope(facts.steps, l)), format_count(l.iterations.size()),
                human_duration(l.iterations.front().duration_ns) + first_tokens, human_duration(l.median_ns),
                human_duration(l.cpu_median_ns), human_duration(l.gpu_median_ns),
                l.tokens_per_iteration > 0 ? format_count(static_cast<uint64_t>(l.tokens_per_iteration)) : "-",
@@ -31,7 +31,7 @@ std::string loops_table(const Trace& trace, const Facts& facts) {
   return fmt::format("Loops inside steps: the step's top-level work repeats; each iteration opens with '{}' "
                      "(under {}). 'first' is iteration 1 (a generate()'s prefill where its tokens say so), the "
                      "rest are medians of iterations 2..N (CPU = minus the time blocked waiting for the GPU)\n",
-                     trace.names.view(l.marker), trace.name_of(l.block)) +
+                     trace.names.view(l.marker), loop_block_name(trace, l)) +
          t.render(0);
 }
 

@@ -1,0 +1,181 @@
+// Why the GPU is idle: every stretch of a window (a step, a loop iteration, the whole trace) in
+// which no kernel, copy or memset runs on any stream, split by what it waited for. The bound
+// verdicts read this split: a GPU idle because the CPU launches late is a different problem from
+// one whose queued work waits on an event, or one that waits for a block of CPU work before the
+// step's first launch.
+//
+// The definition, rule by rule (tools/oracles/idle_gaps.py implements it again over the raw JSON):
+// 1. GPU busy is the union of all GPU work clipped to the window; the gaps are the rest of it.
+// 2. A gap that reaches the window's end is `Tail`: no GPU work after it in the window.
+// 3. Otherwise the work that ends it (the activity starting at the gap's end; of several, the
+//    first in event order) was queued at its launch call's start when the call is a graph launch
+//    (its nodes start while the call runs) or blocks the host (a sync copy queues its copy, then
+//    waits for it), else at the call's end. No launch call in the trace: `Unlinked`.
+// 4. The part of the gap before that is the CPU's: `Prefix` when the gap opens the window, else
+//    `Sync` when a host-blocking call on the launching thread ended inside that part (the CPU sat
+//    waiting for the GPU to drain, then had to launch again), else `Launch`.
+// 5. The part after it is the GPU's: up to kQueuedGapNs `Scheduling`; longer, `Backlog` when it
+//    ends at or before the trace's first GPU work (the GPU was busy with work from before the
+//    profiler started), else `Dependency`.
+// busy + the causes = the window's duration, exactly.
+//
+// Cost: one pass over the events, one sort of the GPU work; per window a binary search and its
+// own gaps.
+#include <algorithm>
+
+#include "analysis/core/event_names.hpp"
+#include "analysis/cpu/host_waits.hpp"
+#include "analysis/passes.hpp"
+
+namespace whyslow {
+namespace {
+
+// Queued work that starts within 50 µs is the GPU's own latency from queue to start (a launch's
+// 2–10 µs on H100/H200, up to ~20 µs between graph nodes on MI300X): a GPU running back to back.
+// Longer, the work waited for something that is not the CPU.
+constexpr int64_t kQueuedGapNs = 50'000;
+
+bool is_stream_wait(std::string_view n) {
+  return n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent" || n == "cuStreamWaitEvent";
+}
+
+// A run of merged GPU work and the activity that opens it.
+struct Run {
+  int64_t start, end;
+  EventId first;
+};
+
+struct IdleIndex {
+  std::vector<Run> runs;                            // merged, in time order
+  std::vector<std::vector<int64_t>> wait_ends;      // per track: ends of its host-blocking calls, sorted
+  std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
+  std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
+  int64_t first_gpu_ns = INT64_MAX;
+};
+
+IdleIndex index_of(const Trace& t) {
+  IdleIndex x;
+  x.wait_ends.resize(t.tracks.size());
+  std::vector<std::pair<int64_t, EventId>> work;
+  HostWaitNames waits(t);
+  for (EventId e = 0; e < t.size(); ++e) {
+    const EventKind k = t.kind[e];
+    if (is_gpu_activity(k)) {
+      work.emplace_back(t.start_ns[e], e);
+    } else if (is_host_api(k)) {
+      const bool blocks = waits.of(e) != HostWait::None;
+      if (blocks) x.wait_ends[t.track[e]].push_back(t.end_ns(e));
+      const std::string_view n = t.name_of(e);
+      if (is_stream_wait(n)) x.stream_waits.push_back(t.start_ns[e]);
+      if (t.is_launch(e) && (blocks || is_graph_launch(n))) {
+        if (x.queued_at_start.empty()) x.queued_at_start.resize(t.size(), 0);
+        x.queued_at_start[e] = 1;
+      }
+    }
+  }
+  std::sort(work.begin(), work.end());
+  for (const auto& [start, e] : work) {
+    const int64_t end = t.end_ns(e);
+    if (!x.runs.empty() && start <= x.runs.back().end) x.runs.back().end = std::max(x.runs.back().end, end);
+    else x.runs.push_back({start, end, e});
+  }
+  if (!x.runs.empty()) x.first_gpu_ns = x.runs.front().start;
+  for (auto& v : x.wait_ends) std::sort(v.begin(), v.end());
+  std::sort(x.stream_waits.begin(), x.stream_waits.end());
+  return x;
+}
+
+// One gap [a, b) that GPU work `next` ends, split by rules 3–5 into `mine`.
+void split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool opens_window, EventId next,
+               std::array<int64_t, kIdleCauses>& mine) {
+  const EventId launch = t.launch_link[next];
+  if (launch == kNoEvent) {
+    mine[static_cast<size_t>(IdleCause::Unlinked)] += b - a;
+    return;
+  }
+  const bool at_start = !x.queued_at_start.empty() && x.queued_at_start[launch];
+  const int64_t queued = at_start ? t.start_ns[launch] : t.end_ns(launch);
+  const int64_t split = std::clamp(queued, a, b);
+  if (split > a) {
+    IdleCause c = IdleCause::Launch;
+    if (opens_window) {
+      c = IdleCause::Prefix;
+    } else {
+      const std::vector<int64_t>& ends = x.wait_ends[t.track[launch]];
+      const auto it = std::upper_bound(ends.begin(), ends.end(), a);
+      if (it != ends.end() && *it <= split) c = IdleCause::Sync;
+    }
+    mine[static_cast<size_t>(c)] += split - a;
+  }
+  if (b > split) {
+    const IdleCause c = b - split <= kQueuedGapNs ? IdleCause::Scheduling
+                        : b <= x.first_gpu_ns     ? IdleCause::Backlog
+                                                  : IdleCause::Dependency;
+    mine[static_cast<size_t>(c)] += b - split;
+  }
+}
+
+void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {
+  GpuIdle idle;
+  const int64_t s = w.start_ns, e = w.end_ns;
+  if (e <= s) {
+    w.idle = idle;
+    return;
+  }
+  const auto sw0 = std::lower_bound(x.stream_waits.begin(), x.stream_waits.end(), s);
+  const auto sw1 = std::lower_bound(x.stream_waits.begin(), x.stream_waits.end(), e);
+  idle.stream_waits = static_cast<uint32_t>(sw1 - sw0);
+  // The first run that ends after the window starts (runs are disjoint and sorted: ends are too).
+  auto run = std::upper_bound(x.runs.begin(), x.runs.end(), s, [](int64_t v, const Run& r) { return v < r.end; });
+  int64_t cursor = s;
+  const auto gap = [&](int64_t a, int64_t b, EventId next) {
+    std::array<int64_t, kIdleCauses> mine{};
+    if (next == kNoEvent) mine[static_cast<size_t>(IdleCause::Tail)] = b - a;
+    else split_gap(t, x, a, b, a == s, next, mine);
+    size_t largest = 0;
+    for (size_t c = 0; c < kIdleCauses; ++c) {
+      idle.ns[c] += mine[c];
+      if (mine[c] > mine[largest]) largest = c;
+    }
+    ++idle.gaps;
+    if (b - a > idle.longest_ns) {
+      idle.longest_ns = b - a;
+      idle.longest_at_ns = a;
+      idle.longest_cause = static_cast<IdleCause>(largest);
+      idle.longest_ended_by = next;
+    }
+  };
+  for (; run != x.runs.end() && run->start < e; ++run) {
+    if (run->start > cursor) gap(cursor, run->start, run->first);
+    const int64_t from = std::max(run->start, s), to = std::min(run->end, e);
+    if (to > from) idle.busy_ns += to - from;
+    cursor = std::max(cursor, to);
+  }
+  if (cursor < e) gap(cursor, e, kNoEvent);
+  w.idle = idle;
+}
+
+}  // namespace
+
+std::string_view to_string(IdleCause c) {
+  switch (c) {
+    case IdleCause::Prefix: return "prefix";
+    case IdleCause::Launch: return "launch";
+    case IdleCause::Sync: return "sync";
+    case IdleCause::Scheduling: return "scheduling";
+    case IdleCause::Dependency: return "dependency";
+    case IdleCause::Backlog: return "backlog";
+    case IdleCause::Tail: return "tail";
+    case IdleCause::Unlinked: return "unlinked";
+    case IdleCause::Count: break;
+  }
+  return "";
+}
+
+void classify_gpu_idle(const Trace& t, const std::vector<StepFacts*>& windows) {
+  if (windows.empty()) return;
+  const IdleIndex x = index_of(t);
+  for (StepFacts* w : windows) classify(t, x, *w);
+}
+
+}  // namespace whyslow

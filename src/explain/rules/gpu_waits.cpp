@@ -1,0 +1,156 @@
+// dependency_wait / cpu_prefix: the bound verdicts (bound_scope.hpp) whose GPU idles for a reason
+// that is not per-launch CPU overhead, so that the advice is not CUDA graphs or a larger batch.
+// - dependency_wait: work was queued on the GPU and still did not run: its stream waited on an
+//   event, another stream or a host function (SGLang's stream waiting on an event for 463 ms
+//   while the CPU blocks in a 256-byte copy).
+// - cpu_prefix: the GPU waits for one block of CPU work before the window's first launch (or after
+//   its last GPU work): preprocessing, tokenisation, data preparation (TimeSformer: 218 ms of
+//   video preprocessing, then the GPU ~99 % busy).
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/core/median.hpp"
+#include "common/units.hpp"
+#include "explain/evidence.hpp"
+#include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
+
+namespace whyslow {
+namespace {
+
+// The longest event on `thread` inside [from, to): the CPU work a prefix is made of. Events are
+// sorted by start, so the scan is the prefix's own events.
+EventId longest_inside(const Trace& t, TrackId thread, int64_t from, int64_t to, EventId except) {
+  const std::vector<EventId>& ev = t.tracks[thread].events;
+  auto it = std::lower_bound(ev.begin(), ev.end(), from, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  EventId best = kNoEvent;
+  for (; it != ev.end() && t.start_ns[*it] < to; ++it) {
+    if (*it == except || t.kind[*it] == EventKind::Instant || t.end_ns(*it) > to) continue;
+    if (best == kNoEvent || t.dur_ns[*it] > t.dur_ns[best]) best = *it;
+  }
+  return best;
+}
+
+// "After the wait, the GPU is busy 493 ms of the remaining 495 ms (99.6 %)".
+std::string busy_rest_words(const BoundScope& b, int64_t waited_ns) {
+  const int64_t rest = b.total_ns - waited_ns;
+  if (rest <= 0) return "";
+  const double share = static_cast<double>(b.idle.busy_ns) / static_cast<double>(rest);
+  return fmt::format(" Outside it, the GPU is busy {} of the remaining {} ({}){}.", human_duration(b.idle.busy_ns),
+                     human_duration(rest), human_percent(share),
+                     share >= 0.8 ? ": once its work can start, the GPU sets the pace" : "");
+}
+
+void common_evidence(const BoundScope& b, Finding& x) {
+  x.evidence = {us("step_us", b.windows.empty() ? 0 : b.total_ns / static_cast<int64_t>(b.windows.size())),
+                us("gpu_busy_us", b.windows.empty() ? 0 : b.idle.busy_ns / static_cast<int64_t>(b.windows.size()))};
+  add_idle_evidence(b, x.evidence);
+}
+
+void dependency_wait(const Trace& t, const Facts& f, const BoundScope& b, std::vector<Finding>& out) {
+  Finding x = make_finding(FindingId::dependency_wait);
+  const int64_t mean = b.total_ns / static_cast<int64_t>(b.windows.size());
+  const int64_t waited = b.idle.ns[static_cast<size_t>(IdleCause::Dependency)];
+  x.severity = b.dependency >= kBoundWarningShare ? Severity::Warning : Severity::Info;
+  x.title = fmt::format("{}he GPU's queued work waits on a dependency {} of {}: not CPU overhead",
+                        b.mixed ? "Mixed, mostly: t" : "T", human_percent(b.dependency), scope_span(f, b, mean));
+  common_evidence(b, x);
+  x.evidence.push_back(count("stream_waits", b.idle.stream_waits));
+  std::string longest;
+  const EventId ended_by = b.idle.longest_ended_by;
+  if (b.idle.longest_cause == IdleCause::Dependency && ended_by != kNoEvent) {
+    const EventId launch = t.launch_link[ended_by];
+    longest = fmt::format(
+        " The longest gap lasts {} from +{}: it ends when {} starts, which {} queued at +{}, {} before it could run.",
+        human_duration(b.idle.longest_ns), human_duration(b.idle.longest_at_ns - f.window.start_ns),
+        t.name_of(ended_by), launch != kNoEvent ? fmt::format("{} had", t.name_of(launch)) : std::string("was"),
+        human_duration((launch != kNoEvent ? t.start_ns[launch] : t.start_ns[ended_by]) - f.window.start_ns),
+        human_duration(t.start_ns[ended_by] - (launch != kNoEvent ? t.start_ns[launch] : t.start_ns[ended_by])));
+    x.events.push_back({ended_by, "work held back"});
+    if (launch != kNoEvent) x.events.push_back({launch, "its launch, long before"});
+    x.highlights.shade.emplace_back(b.idle.longest_at_ns, b.idle.longest_at_ns + b.idle.longest_ns);
+  }
+  const int64_t sync = median_of(b.windows, &StepFacts::sync_wait_ns);
+  x.detail = fmt::format(
+      "In {}, the GPU idles {} while work for it is already queued: the launch calls had returned, yet the work "
+      "did not start. Its stream was waiting on something outside its own queue — an event recorded on another "
+      "stream, a host function (cudaLaunchHostFunc), another process's work — so neither faster kernels nor less "
+      "CPU time per launch would shorten this.{}{}{}{} {}",
+      scope_unit(f, b), human_duration(waited / static_cast<int64_t>(b.windows.size())),
+      b.idle.stream_waits > 0
+          ? fmt::format(" The windows make {} stream-wait calls (cudaStreamWaitEvent/hipStreamWaitEvent).", b.idle.stream_waits)
+          : "",
+      longest,
+      sync > 0 ? fmt::format(" The CPU meanwhile sits {}{} in blocking calls: waiting on the same dependency, "
+                             "not CPU overhead.", human_duration(sync), b.windows.size() > 1 ? " per window" : "")
+               : "",
+      busy_rest_words(b, waited), idle_split_words(b));
+  x.try_next = {"Find what the stream waits on: the event's record (the trace shows the wait, not its source) — "
+                "another stream's work, a host function, an event shared with another process or rank. Record "
+                "with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True) to see the waits on the "
+                "GPU lanes.",
+                "If the wait is for another process or device (a scheduler, a tokenizer, a peer), queue independent "
+                "work before the wait, or move the dependency earlier so it is ready when the stream reaches it.",
+                "CUDA graphs and a larger batch will not help here: the work is already on the GPU, waiting."};
+  x.impact_ns = waited / static_cast<int64_t>(b.windows.size());
+  x.impact_basis_ns = mean;
+  out.push_back(std::move(x));
+}
+
+void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector<Finding>& out) {
+  Finding x = make_finding(FindingId::cpu_prefix);
+  const int64_t n = static_cast<int64_t>(b.windows.size());
+  const int64_t mean = b.total_ns / n;
+  const int64_t prefix = b.idle.ns[static_cast<size_t>(IdleCause::Prefix)] / n;
+  const int64_t tail = b.idle.ns[static_cast<size_t>(IdleCause::Tail)] / n;
+  const bool before = prefix >= tail;
+  x.severity = b.cpu_block >= kBoundWarningShare ? Severity::Warning : Severity::Info;
+  x.title = fmt::format("{}{} of CPU work {} {}: the GPU idles {} of the time", b.mixed ? "Mixed, mostly: " : "",
+                        human_duration(before ? prefix : tail),
+                        before ? "before the first GPU launch of" : "after the last GPU work of", scope_span(f, b, mean),
+                        human_percent(b.cpu_block));
+  common_evidence(b, x);
+  // The CPU work itself, in the window that holds the longest prefix.
+  const StepFacts* w = *std::max_element(b.windows.begin(), b.windows.end(), [](const StepFacts* p, const StepFacts* q) {
+    return p->idle.ns[static_cast<size_t>(IdleCause::Prefix)] < q->idle.ns[static_cast<size_t>(IdleCause::Prefix)];
+  });
+  const TrackId thread = w->event != kNoEvent ? t.track[w->event] : f.window_thread;
+  std::string what;
+  if (before && thread < t.tracks.size()) {
+    const int64_t from = w->start_ns, to = w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)];
+    const EventId work = longest_inside(t, thread, from, to, w->event);
+    if (work != kNoEvent) {
+      what = fmt::format(" The longest piece of it is {} ({}).", t.name_of(work), human_duration(t.dur_ns[work]));
+      x.events.push_back({work, "CPU work before the first launch"});
+    }
+    x.highlights.shade.emplace_back(from, to);
+  }
+  x.detail = fmt::format(
+      "In {}, the GPU has nothing to do for {}{} {}: the CPU is busy with one stretch of its own work "
+      "({}) and launches nothing meanwhile.{} This is one block of CPU work, not per-launch overhead: CUDA "
+      "graphs or fewer launches would not shorten it; moving it off the critical path would.{} {}",
+      scope_unit(f, b), human_duration(before ? prefix : tail), b.windows.size() > 1 ? " per window" : "",
+      before ? "before its first GPU launch" : "after its last GPU work", "preprocessing, tokenisation, data preparation, logging",
+      what, busy_rest_words(b, b.idle.ns[static_cast<size_t>(IdleCause::Prefix)] + b.idle.ns[static_cast<size_t>(IdleCause::Tail)]),
+      idle_split_words(b));
+  x.try_next = {"Overlap it with the GPU's work: prepare step N+1's input while step N runs (DataLoader workers "
+                "with num_workers > 0 and pin_memory=True, a background thread, prefetching).",
+                "Or move it to the GPU: decode, resize and normalize with torch ops on CUDA tensors (or a GPU "
+                "pipeline such as DALI).",
+                "If it runs only once (set-up before the first step), keep it out of the profiled loop."};
+  x.impact_ns = before ? prefix : tail;
+  x.impact_basis_ns = mean;
+  out.push_back(std::move(x));
+}
+
+}  // namespace
+
+void rule_gpu_waits(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+  const BoundScope b = bound_scope(f);
+  if (b.windows.empty()) return;
+  if (b.verdict == BoundVerdict::Dependency) dependency_wait(t, f, b, out);
+  else if (b.verdict == BoundVerdict::CpuBlock) cpu_prefix(t, f, b, out);
+}
+
+}  // namespace whyslow

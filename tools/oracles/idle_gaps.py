@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Why the GPU is idle (issue 26, item 3): an independent oracle, read straight from the raw trace.
+
+The definition is src/analysis/gpu/idle_gaps.cpp's header comment; this file implements it again
+over the raw JSON (Python's json and Decimal, the GPU intervals merged by sorting, launches found
+by their correlation ids) so tests/idle_gaps_test can hold whyslow's numbers to it.
+
+Per window (each ProfilerStep#N; a trace without steps: its whole window, first event to last):
+  * GPU busy is the union of every kernel, copy and memset (all devices and streams) clipped to
+    the window; the idle gaps are the rest of the window;
+  * a gap with no GPU work after it in the window is `tail`;
+  * otherwise the work that ends it (the activity starting at the gap's end; the earliest-listed
+    of several) was queued at its launch call's start when the call is a graph launch or blocks
+    the host (a sync or blocking copy: it waits for the work it queued), else at the call's end;
+    no launch call found: the whole gap is `unlinked`;
+  * the part of the gap before it was queued is the CPU's: `prefix` when the gap opens the window
+    (no GPU work before it in the window), else `sync` when a host-blocking call on the launching
+    thread ended inside that part (the CPU waited for the GPU, then launched), else `launch`;
+  * the part after it was queued is the GPU's: up to KQUEUED_NS long it is `scheduling` (the
+    GPU's own latency from queue to start); longer, `backlog` when no GPU work at all precedes it
+    in the trace (the GPU was busy with work from before the trace started), else `dependency`
+    (held back by another stream, an event, a host function).
+Every class sums over the window's gaps; busy + the classes = the window's duration.
+
+Usage:  python3 idle_gaps.py TRACE.json[.gz]   -> JSON on stdout: {"windows": [...]} (ns)
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import sys
+
+import cpu_breakdown as cb
+
+KQUEUED_NS = 50_000
+CLASSES = ["prefix", "launch", "sync", "scheduling", "dependency", "backlog", "tail", "unlinked"]
+GRAPH_LAUNCHES = {"cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"}
+STREAM_WAITS = {"cudaStreamWaitEvent", "hipStreamWaitEvent", "cuStreamWaitEvent"}
+
+
+def blocks_host(trace, ev) -> bool:
+    if not hasattr(trace, "_pageable"):
+        trace._pageable = trace.pageable_copy_correlations()
+    return cb.runtime_category(ev.name, ev.args.get("correlation"), trace._pageable) == "sync_wait"
+
+
+def analyze(path: str) -> dict:
+    t = cb.Trace(path)
+    work = [ev for ev in t.device if ev.cat in cb.DEVICE_WORK_CATS and ev.end >= ev.start]
+    work.sort(key=lambda e: (e.start, e.index))
+    launch_of = {}
+    for ev in t.cpu:
+        c = ev.args.get("correlation")
+        if ev.cat in cb.RUNTIME_CATS and c is not None:
+            launch_of.setdefault(c, ev)
+    # merged busy intervals
+    merged = []
+    for ev in work:
+        if merged and ev.start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], ev.end)
+        else:
+            merged.append([ev.start, ev.end])
+    first_gpu = work[0].start if work else None
+    starts = [ev.start for ev in work]
+    waits_by_thread = {}
+    for ev in t.cpu:
+        if ev.cat in cb.RUNTIME_CATS and blocks_host(t, ev):
+            waits_by_thread.setdefault(ev.thread, []).append(ev.end)
+    for v in waits_by_thread.values():
+        v.sort()
+
+    steps = t.steps()
+    if steps:
+        windows = [(s.name, s.start, s.end) for s in steps]
+    else:
+        w0, w1 = t.window()
+        windows = [("whole trace", w0, w1)]
+    out = []
+    for name, w0, w1 in windows:
+        classes = {c: 0 for c in CLASSES}
+        busy = 0
+        # the window's busy pieces
+        pieces = [(max(a, w0), min(b, w1)) for a, b in merged if b > w0 and a < w1]
+        pieces = [p for p in pieces if p[1] > p[0]] if w1 > w0 else []
+        for a, b in pieces:
+            busy += b - a
+        gaps, cur = [], w0
+        for a, b in pieces:
+            if a > cur:
+                gaps.append((cur, a))
+            cur = max(cur, b)
+        if cur < w1:
+            gaps.append((cur, w1))
+        waits = 0
+        for ev in t.cpu:
+            if ev.name in STREAM_WAITS and w0 <= ev.start < w1:
+                waits += 1
+        for a, b in gaps:
+            if b == w1:  # no GPU work after it in the window
+                classes["tail"] += b - a
+                continue
+            nxt = work[bisect.bisect_left(starts, b)]
+            launch = launch_of.get(nxt.args.get("correlation")) if "correlation" in nxt.args else None
+            if launch is None:
+                classes["unlinked"] += b - a
+                continue
+            queued = launch.start if (launch.name in GRAPH_LAUNCHES or blocks_host(t, launch)) else launch.end
+            split = min(max(queued, a), b)
+            if split > a:
+                if a == w0:
+                    classes["prefix"] += split - a
+                else:
+                    ends = waits_by_thread.get(launch.thread, [])
+                    j = bisect.bisect_right(ends, a)
+                    synced = j < len(ends) and ends[j] <= split
+                    classes["sync" if synced else "launch"] += split - a
+            if b > split:
+                if b - split <= KQUEUED_NS:
+                    classes["scheduling"] += b - split
+                elif b <= first_gpu:
+                    classes["backlog"] += b - split
+                else:
+                    classes["dependency"] += b - split
+        out.append({"name": name, "start_ns": w0, "end_ns": w1, "busy_ns": busy, "gaps": len(gaps), "stream_waits": waits,
+                    **{c + "_ns": v for c, v in classes.items()}})
+    return {"windows": out}
+
+
+if __name__ == "__main__":
+    json.dump(analyze(sys.argv[1]), sys.stdout, indent=1)
+    print()
