@@ -248,6 +248,8 @@ struct CompileFacts {
   std::vector<StepCompile> per_step;      // one per Facts::steps entry
   uint64_t cudagraph_tree_events = 0;     // "cudagraphify…": compiled code that asks for CUDA graphs
   uint64_t graph_launches = 0;            // cudaGraphLaunch / hipGraphLaunch in the whole trace
+  uint64_t captures = 0;                  // CUDA-graph captures: a StreamBeginCapture and its StreamEndCapture
+  int64_t capture_ns = 0;                 // their spans summed
 };
 
 // ---- profiler's own cost ----

@@ -46,6 +46,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_cold_start(t, f, out);
   rule_data_loading(t, f, out);
   rule_alloc_churn(t, f, out);
+  rule_warmup_trace(t, f, out);
   rule_step_bound(t, f, out);
   rule_gpu_waits(t, f, out);
   rule_sync_wait(t, f, out);

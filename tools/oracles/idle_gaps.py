@@ -11,7 +11,8 @@ Per window (each ProfilerStep#N; a trace without steps: its whole window, first 
   * a gap with no GPU work after it in the window is `tail`;
   * otherwise the work that ends it (the activity starting at the gap's end; the earliest-listed
     of several) was queued at its launch call's start when the call is a graph launch or blocks
-    the host (a sync or blocking copy: it waits for the work it queued), else at the call's end;
+    the host and the work is not an upload (HtoD: a blocking upload stages its data on the CPU
+    first), else at the call's end;
     no launch call found: the whole gap is `unlinked`;
   * the part of the gap before it was queued is the CPU's: `prefix` when the gap opens the window
     (no GPU work before it in the window), else `sync` when a host-blocking call on the launching
@@ -104,7 +105,9 @@ def analyze(path: str) -> dict:
             if launch is None:
                 classes["unlinked"] += b - a
                 continue
-            queued = launch.start if (launch.name in GRAPH_LAUNCHES or blocks_host(t, launch)) else launch.end
+            upload = "HtoD" in nxt.name or "HostToDevice" in nxt.name
+            queued = launch.start if (launch.name in GRAPH_LAUNCHES or (blocks_host(t, launch) and not upload)) \
+                else launch.end
             split = min(max(queued, a), b)
             if split > a:
                 if a == w0:

@@ -17,14 +17,30 @@ namespace {
 // The name tests below, all at once per name (name_memo.hpp).
 enum : uint16_t {
   kTritonKernel = 1, kCompiledRegion = 2, kCacheLookup = 4, kGraphCall = 8, kCompilation = 16,
-  kCompileIdNote = 32, kGraphLaunch = 64, kCudagraphTree = 128,
+  kCompileIdNote = 32, kGraphLaunch = 64, kCudagraphTree = 128, kCaptureBegin = 256, kCaptureEnd = 512,
 };
 uint16_t compile_name_tests(std::string_view n) {
   return (is_triton_kernel(n) ? kTritonKernel : 0) | (is_compiled_region(n) ? kCompiledRegion : 0) |
          (is_dynamo_cache_lookup(n) ? kCacheLookup : 0) | (is_compiled_graph_call(n) ? kGraphCall : 0) |
          (is_compilation_event(n) ? kCompilation : 0) |
          (n.find("compile_id=") != std::string_view::npos ? kCompileIdNote : 0) |
-         (is_graph_launch(n) ? kGraphLaunch : 0) | (is_cudagraph_tree_event(n) ? kCudagraphTree : 0);
+         (is_graph_launch(n) ? kGraphLaunch : 0) | (is_cudagraph_tree_event(n) ? kCudagraphTree : 0) |
+         (is_capture_begin(n) ? kCaptureBegin : 0) | (is_capture_end(n) ? kCaptureEnd : 0);
+}
+
+// Each capture's span: a begin to the first end after it on the same thread.
+void pair_captures(const Trace& t, std::vector<EventId>& begins, std::vector<EventId>& ends, CompileFacts& f) {
+  const auto by_thread_then_time = [&](EventId a, EventId b) {
+    return std::pair(t.track[a], t.start_ns[a]) < std::pair(t.track[b], t.start_ns[b]);
+  };
+  std::sort(begins.begin(), begins.end(), by_thread_then_time);
+  std::sort(ends.begin(), ends.end(), by_thread_then_time);
+  for (EventId b : begins) {
+    const auto it = std::lower_bound(ends.begin(), ends.end(), b, by_thread_then_time);
+    if (it == ends.end() || t.track[*it] != t.track[b]) continue;
+    ++f.captures;
+    f.capture_ns += t.end_ns(*it) - t.start_ns[b];
+  }
 }
 
 // "0/3" at the start of `text` (Dynamo's "frame/recompile"; newer torch may add a third "/attempt"
@@ -93,6 +109,7 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::vector<Stretch> compiling;
   std::vector<std::pair<int64_t, CompileId>> id_notes;
   int64_t graph_in_region_ns = 0;
+  std::vector<EventId> capture_begins, capture_ends;
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Kernel) {
@@ -103,6 +120,8 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
       continue;
     }
     if (is_host_api(k)) {
+      if (names.of(e) & kCaptureBegin) capture_begins.push_back(e);
+      if (names.of(e) & kCaptureEnd) capture_ends.push_back(e);
       if (!t.is_launch(e)) continue;
       if (names.of(e) & kGraphLaunch) ++f.graph_launches;
       const int s = step_of.of(t.start_ns[e]);
@@ -148,6 +167,7 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
     }
   }
   f.wrapper_ns = f.compiled_region_ns > graph_in_region_ns ? f.compiled_region_ns - graph_in_region_ns : 0;
+  pair_captures(t, capture_begins, capture_ends, f);
 
   f.compilations = group_compilations(std::move(compiling));
   std::sort(id_notes.begin(), id_notes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

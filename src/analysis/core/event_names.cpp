@@ -27,6 +27,8 @@ bool is_blocking_copy_call(std::string_view n) {
   return starts_with(n, "cudaMemcpy") || starts_with(n, "cuMemcpy") || starts_with(n, "hipMemcpy");
 }
 
+bool is_capture_begin(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamBeginCapture") != std::string_view::npos; }
+bool is_capture_end(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamEndCapture") != std::string_view::npos; }
 bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
 
 

@@ -18,6 +18,10 @@ bool is_blocking_copy_call(std::string_view name);
 
 // cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch: one call replays a whole CUDA graph.
 bool is_graph_launch(std::string_view name);
+// cudaStreamBeginCapture / cudaStreamEndCapture and their driver/HIP twins (…StreamBeginCapture*):
+// the stream records launches into a CUDA graph instead of running them.
+bool is_capture_begin(std::string_view name);
+bool is_capture_end(std::string_view name);
 
 // 2021 traces file record_function blocks under the ops' category ("Operator"): their names give
 // them away — "ProfilerStep#5", "enumerate(DataLoader)#…", "Optimizer.step#SGD.step", "## forward ##".

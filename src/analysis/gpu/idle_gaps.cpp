@@ -9,8 +9,9 @@
 // 2. A gap that reaches the window's end is `Tail`: no GPU work after it in the window.
 // 3. Otherwise the work that ends it (the activity starting at the gap's end; of several, the
 //    first in event order) was queued at its launch call's start when the call is a graph launch
-//    (its nodes start while the call runs) or blocks the host (a sync copy queues its copy, then
-//    waits for it), else at the call's end. No launch call in the trace: `Unlinked`.
+//    (its nodes start while the call runs) or blocks the host and is not an upload (a sync copy
+//    queues its copy, then waits for it; a blocking upload first stages the data on the CPU),
+//    else at the call's end. No launch call in the trace: `Unlinked`.
 // 4. The part of the gap before that is the CPU's: `Prefix` when the gap opens the window, else
 //    `Sync` when a host-blocking call on the launching thread ended inside that part (the CPU sat
 //    waiting for the GPU to drain, then had to launch again), else `Launch`.
@@ -37,6 +38,12 @@ constexpr int64_t kQueuedGapNs = 50'000;
 
 bool is_stream_wait(std::string_view n) {
   return n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent" || n == "cuStreamWaitEvent";
+}
+
+// A host-to-device copy ("Memcpy HtoD (Pageable -> Device)", HIP's "…HostToDevice…"): a blocking
+// upload stages the data through a bounce buffer on the CPU before its DMA can start.
+bool is_upload(std::string_view n) {
+  return n.find("HtoD") != std::string_view::npos || n.find("HostToDevice") != std::string_view::npos;
 }
 
 // A run of merged GPU work and the activity that opens it.
@@ -67,7 +74,7 @@ IdleIndex index_of(const Trace& t) {
       if (blocks) x.wait_ends[t.track[e]].push_back(t.end_ns(e));
       const std::string_view n = t.name_of(e);
       if (is_stream_wait(n)) x.stream_waits.push_back(t.start_ns[e]);
-      if (t.is_launch(e) && (blocks || is_graph_launch(n))) {
+      if (t.is_launch(e) && ((blocks && !is_upload(t.name_of(t.launch_link[e]))) || is_graph_launch(n))) {
         if (x.queued_at_start.empty()) x.queued_at_start.resize(t.size(), 0);
         x.queued_at_start[e] = 1;
       }

@@ -7,6 +7,34 @@
 
 namespace whyslow {
 
+namespace {
+
+// Capture spans holding a fifth of the window: the trace is the capture phase (vLLM's and SGLang's
+// capture traces: 26–93 %); a replay trace holds none.
+constexpr double kCaptureShare = 0.20;
+// Compilation holding half of a stepless window: the trace is torch.compile warming up.
+constexpr double kCompileShare = 0.50;
+
+}  // namespace
+
+TraceKind trace_kind(const Facts& f) {
+  const double window = static_cast<double>(std::max<int64_t>(1, f.window.duration_ns));
+  if (f.compile.captures > 0 && static_cast<double>(f.compile.capture_ns) >= kCaptureShare * window)
+    return TraceKind::GraphCapture;
+  if (f.steps.empty() && static_cast<double>(f.compile.compile_ns) >= kCompileShare * window)
+    return TraceKind::CompileWarmup;
+  return TraceKind::Steady;
+}
+
+std::string_view to_string(TraceKind k) {
+  switch (k) {
+    case TraceKind::Steady: return "steady";
+    case TraceKind::GraphCapture: return "graph_capture";
+    case TraceKind::CompileWarmup: return "compile_warmup";
+  }
+  return "";
+}
+
 std::vector<const StepFacts*> steady_steps(const Facts& f) {
   std::vector<const StepFacts*> out;
   for (size_t i = 0; i < f.steps.size(); ++i)

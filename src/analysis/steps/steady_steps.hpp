@@ -8,6 +8,13 @@
 
 namespace whyslow {
 
+// What the trace records: a steady state, or a warm-up that no steady-state verdict applies to —
+// CUDA-graph capture (captures span ≥ 20 % of the window) or, without steps, torch.compile's
+// compilation (≥ 50 % of the window; with steps, cold_start leaves the compiling step out).
+enum class TraceKind : uint8_t { Steady, GraphCapture, CompileWarmup };
+TraceKind trace_kind(const Facts& facts);
+std::string_view to_string(TraceKind kind);  // "steady", "graph_capture", "compile_warmup"
+
 // All steps but the cold-start outlier; the whole trace as one window when the trace has no
 // ProfilerStep annotations, less its start-up stretch where it has one (Facts::steady_window).
 std::vector<const StepFacts*> steady_steps(const Facts& facts);

@@ -102,6 +102,7 @@ double BoundScope::verdict_share() const {
 BoundScope bound_scope(const Facts& f) {
   BoundScope b;
   if (f.gpu_busy_ns == 0) return b;  // a CPU-only trace: nothing to compare
+  if (trace_kind(f) != TraceKind::Steady) return b;  // warm-up: warmup_trace says so instead
   const LoopFacts* window_loop = nullptr;
   for (const LoopFacts& l : f.loops)
     if (l.step == kLoopOverWindow) window_loop = &l;

@@ -1,6 +1,7 @@
 // `--json`: facts and findings in the stable schema documented in docs/JSON.md. Times are
 // microseconds written from the integer nanoseconds with three decimals, so they are exact.
 #include "report/json/comm_json.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "report/json/json_writer.hpp"
 #include "report/json/json_report.hpp"
@@ -34,6 +35,7 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   if (trace.truncated) w.unsigned_integer(trace.truncated_at_byte);
   else w.null();
   w.key("repaired_op_links").unsigned_integer(trace.repaired_op_links);
+  w.key("kind").string(to_string(trace_kind(facts)));
   w.key("devices").begin_array();
   for (const DeviceInfo& d : trace.devices) {
     w.begin_object(Layout::Inline);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/text_report.hpp"
@@ -57,6 +58,15 @@ std::string header(const Trace& trace, const Facts& facts) {
                      step_count(facts.steps.size()),
                      human_duration(facts.window.duration_ns), human_duration(facts.gpu_busy_ns),
                      format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
+  if (const TraceKind kind = trace_kind(facts); kind != TraceKind::Steady)
+    out += fmt::format("  kind: {} — a warm-up phase: no steady-state verdict (see warmup_trace)\n",
+                       kind == TraceKind::GraphCapture ? "CUDA-graph capture" : "torch.compile compiling");
+  for (const LoopFacts& l : facts.loops)
+    if (l.step == kLoopOverWindow)
+      out += fmt::format("  loop: {} iterations of the main thread's top-level work (no ProfilerStep){}: the first "
+                         "{}, the rest a median {}\n",
+                         l.iterations.size(), is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
+                         human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns));
   if (facts.window.comm_ns > 0)
     out += fmt::format("  communication: {} NCCL/RCCL kernels · comm {} · exposed (no compute running) {} · compute {}\n",
                        format_count(facts.comm.calls.size()), human_duration(facts.window.comm_ns),
