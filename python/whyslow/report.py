@@ -88,6 +88,22 @@ class Report:
         return as_table([dict(step=s["name"], **s["memory"]) for s in self._document()["steps"] if s.get("memory")])
 
     @property
+    def gpu_idle(self):
+        """Why the GPU idles: one row per step (a trace without steps: the whole trace), its time
+        split into GPU busy and the idle causes in µs (busy + causes = the window), as in the JSON
+        schema's `gpu_idle`."""
+        doc = self._document()
+        windows = [(s["name"], s["gpu_idle"]) for s in doc["steps"]] or [("whole trace", doc["trace"]["gpu_idle"])]
+        return as_table([dict(window=name, **idle) for name, idle in windows])
+
+    @property
+    def iterations(self):
+        """The loops' iterations (a generate()'s prefill and decode passes, a training loop inside a
+        step or a stepless trace): one row per iteration with its loop's step and its number from 1."""
+        return as_table([dict(step=l["step"], iteration=i + 1, **{k: v for k, v in it.items() if k != "gpu_idle"})
+                         for l in self._document()["loops"] for i, it in enumerate(l["each"])])
+
+    @property
     def memory_top(self):
         """The largest allocations live at the largest step peak, with the op and block that made each."""
         memory = self._document().get("memory")

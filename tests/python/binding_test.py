@@ -205,6 +205,23 @@ def check_memory_fixture():
     check(rows(whyslow.explain(LEGACY).memory) == [], "a trace without memory records has no memory rows")
 
 
+def check_inference_fixture():
+    """generate() under a bare profile() (tests/fixtures/inference/generate_bare): one iteration per
+    forward the recorder's hooks counted, and each window's idle split summing to its duration."""
+    path = os.path.join(FIXTURES, "inference", "generate_bare.json.gz")
+    with open(os.path.join(FIXTURES, "inference", "generate_bare.truth.json")) as f:
+        truth = json.load(f)["truth"]
+    report = whyslow.explain(path)
+    iterations = rows(report.iterations)
+    check(len(iterations) == truth["forwards"], f"inference fixture: {len(iterations)} iterations, one per forward")
+    idle = rows(report.gpu_idle)
+    check(len(idle) == 1 and idle[0]["window"] == "whole trace", "inference fixture: the stepless window's idle row")
+    doc = json.loads(report.json())
+    parts = sum(v for k, v in idle[0].items() if k.endswith("_us"))
+    check(close(parts, doc["trace"]["window_us"]), "inference fixture: busy + idle causes = the window")
+    check(report.findings[0]["id"] == "overhead_bound", "inference fixture: overhead-bound per decode pass")
+
+
 def check_empty_profiler(torch):
     """torch keeps only the latest cycle: with repeat=0, 6 step() calls end in a new cycle's wait
     and the profile object exports nothing. whyslow says so instead of explaining an empty trace."""
@@ -279,6 +296,7 @@ def main():
     check_errors()
     check_legacy_fixture()
     check_memory_fixture()
+    check_inference_fixture()
     check_kineto_fixture()
     check_gil_released()
     try:

@@ -18,8 +18,10 @@ struct Case {
 
 const Case kCases[] = {
     // kGpuBoundShare = 0.80 (bound_scope.cpp): the rest of these steps waits for the CPU's launches.
-    {"busy_79_999_of_100_000_is_overhead_bound", 3, 100'000, 79'999,
-     fires(FindingId::overhead_bound, Severity::Warning)},  // launch 20.001 % ≥ kBoundWarningShare
+    {"busy_79_999_of_100_000_is_overhead_bound_info", 3, 100'000, 79'999,
+     fires(FindingId::overhead_bound, Severity::Info)},  // launch 20.001 % < kBoundWarningShare = 0.30
+    {"busy_70_000_of_100_000_is_overhead_bound_warning", 3, 100'000, 70'000,
+     fires(FindingId::overhead_bound, Severity::Warning)},  // launch 30 % = kBoundWarningShare
     {"busy_80_000_of_100_000_is_gpu_bound", 3, 100'000, 80'000, fires(FindingId::gpu_bound, Severity::Info)},
     {"busy_past_the_step_end_is_gpu_bound", 3, 100'000, 150'000, fires(FindingId::gpu_bound, Severity::Info)},
     {"window_busy_80_000_of_100_000_is_gpu_bound", 0, 100'000, 80'000, fires(FindingId::gpu_bound, Severity::Info)},

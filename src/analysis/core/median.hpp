@@ -8,11 +8,14 @@
 
 namespace whyslow {
 
-inline int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
+template <class T>
+T median_of_values(std::vector<T> v) {
+  if (v.empty()) return T{};
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }
+inline int64_t median(std::vector<int64_t> v) { return median_of_values(std::move(v)); }
+inline double median(std::vector<double> v) { return median_of_values(std::move(v)); }  // shares
 
 }  // namespace whyslow

@@ -36,6 +36,7 @@
 
 #include "analysis/core/median.hpp"
 #include "analysis/core/op_inputs.hpp"
+#include "analysis/core/track_range.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
@@ -208,19 +209,15 @@ std::optional<Iterations> find_iterations(const TopLevel& top) {
 
 // The first aten::embedding in [start, end) on the thread, or kNoEvent.
 EventId first_embedding(const Trace& t, TrackId thread, int64_t start, int64_t end) {
-  const std::vector<EventId>& ev = t.tracks[thread].events;
-  auto it = std::lower_bound(ev.begin(), ev.end(), start, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
-  for (; it != ev.end() && t.start_ns[*it] < end; ++it)
-    if (t.kind[*it] == EventKind::CpuOp && t.name_of(*it) == "aten::embedding") return *it;
+  for (EventId e : starting_in(t, thread, start, end))
+    if (t.kind[e] == EventKind::CpuOp && t.name_of(e) == "aten::embedding") return e;
   return kNoEvent;
 }
 
 // Does autograd run a backward in [start, end) on the thread (its engine's or a *Backward node's events)?
 bool runs_backward(const Trace& t, TrackId thread, int64_t start, int64_t end) {
-  const std::vector<EventId>& ev = t.tracks[thread].events;
-  auto it = std::lower_bound(ev.begin(), ev.end(), start, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
-  for (; it != ev.end() && t.start_ns[*it] < end; ++it) {
-    const std::string_view n = t.name_of(*it);
+  for (EventId e : starting_in(t, thread, start, end)) {
+    const std::string_view n = t.name_of(e);
     if (n.starts_with("autograd::engine") || n.find("Backward") != std::string_view::npos) return true;
   }
   return false;

@@ -86,6 +86,10 @@ int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts:
   return median_by(steps, [&](const StepFacts& s) { return s.*field; });
 }
 
+int64_t median_of(const std::vector<const StepFacts*>& steps, uint32_t StepFacts::*field) {
+  return median_by(steps, [&](const StepFacts& s) { return static_cast<int64_t>(s.*field); });
+}
+
 int64_t median_of(const std::vector<const StepFacts*>& steps, CpuCategory category) {
   return median_by(steps, [&](const StepFacts& s) { return s.cpu_breakdown[static_cast<size_t>(category)]; });
 }

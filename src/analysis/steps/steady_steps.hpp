@@ -41,6 +41,7 @@ class StepLookup {
 
 // Median of a field over steps (0 for none).
 int64_t median_of(const std::vector<const StepFacts*>& steps, int64_t StepFacts::*field);
+int64_t median_of(const std::vector<const StepFacts*>& steps, uint32_t StepFacts::*field);  // counts
 // Median of one CPU category over steps (0 for none).
 int64_t median_of(const std::vector<const StepFacts*>& steps, CpuCategory category);
 

@@ -114,23 +114,32 @@ BoundScope bound_scope(const Facts& f) {
     b.windows = steady_steps(f);
     b.loop = steps_loop(f, b.windows);
   }
-  int64_t block_ns = 0, short_block_ns = 0;
+  // Each share is the median over the windows of that window's share, so that one slow step (a
+  // DataLoader stall in a GPU-bound job) does not decide the verdict of the others.
+  std::vector<double> gpu, compute, launch, cpu_block, dependency;
   for (const StepFacts* w : b.windows) {
     b.total_ns += w->duration_ns;
     add(b.idle, w->idle);
     b.exposed_comm_ns += w->exposed_comm_ns;
-    for (IdleCause c : {IdleCause::Prefix, IdleCause::Tail}) {
-      const int64_t ns = w->idle.ns[static_cast<size_t>(c)];
-      (ns >= kCpuBlockNs ? block_ns : short_block_ns) += ns;
-    }
+    if (w->duration_ns <= 0) continue;
+    const double d = static_cast<double>(w->duration_ns);
+    const auto of = [&](IdleCause c) { return static_cast<double>(w->idle.ns[static_cast<size_t>(c)]); };
+    double block = 0, short_block = 0;
+    for (IdleCause c : {IdleCause::Prefix, IdleCause::Tail})
+      (w->idle.ns[static_cast<size_t>(c)] >= kCpuBlockNs ? block : short_block) += of(c);
+    const double g = (static_cast<double>(w->idle.busy_ns) + of(IdleCause::Scheduling) + of(IdleCause::Backlog)) / d;
+    gpu.push_back(g);
+    compute.push_back(std::max(0.0, g - static_cast<double>(w->exposed_comm_ns) / d));
+    launch.push_back((of(IdleCause::Launch) + of(IdleCause::Sync) + short_block) / d);
+    cpu_block.push_back(block / d);
+    dependency.push_back(of(IdleCause::Dependency) / d);
   }
-  if (b.total_ns <= 0) return b;
-  const double total = static_cast<double>(b.total_ns);
-  b.gpu = static_cast<double>(b.idle.busy_ns) / total + b.share(IdleCause::Scheduling) + b.share(IdleCause::Backlog);
-  b.compute = std::max(0.0, b.gpu - static_cast<double>(b.exposed_comm_ns) / total);
-  b.launch = b.share(IdleCause::Launch) + b.share(IdleCause::Sync) + static_cast<double>(short_block_ns) / total;
-  b.cpu_block = static_cast<double>(block_ns) / total;
-  b.dependency = b.share(IdleCause::Dependency);
+  if (b.total_ns <= 0 || gpu.empty()) return b;
+  b.gpu = median(gpu);
+  b.compute = median(compute);
+  b.launch = median(launch);
+  b.cpu_block = median(cpu_block);
+  b.dependency = median(dependency);
   if (b.compute >= kGpuBoundShare) {
     b.verdict = BoundVerdict::Gpu;
     return b;

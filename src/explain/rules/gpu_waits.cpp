@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "analysis/core/median.hpp"
+#include "analysis/core/track_range.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -19,15 +20,12 @@
 namespace whyslow {
 namespace {
 
-// The longest event on `thread` inside [from, to): the CPU work a prefix is made of. Events are
-// sorted by start, so the scan is the prefix's own events.
+// The longest event on `thread` inside [from, to): the CPU work a prefix is made of.
 EventId longest_inside(const Trace& t, TrackId thread, int64_t from, int64_t to, EventId except) {
-  const std::vector<EventId>& ev = t.tracks[thread].events;
-  auto it = std::lower_bound(ev.begin(), ev.end(), from, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
   EventId best = kNoEvent;
-  for (; it != ev.end() && t.start_ns[*it] < to; ++it) {
-    if (*it == except || t.kind[*it] == EventKind::Instant || t.end_ns(*it) > to) continue;
-    if (best == kNoEvent || t.dur_ns[*it] > t.dur_ns[best]) best = *it;
+  for (EventId e : starting_in(t, thread, from, to)) {
+    if (e == except || t.kind[e] == EventKind::Instant || t.end_ns(e) > to) continue;
+    if (best == kNoEvent || t.dur_ns[e] > t.dur_ns[best]) best = e;
   }
   return best;
 }
