@@ -134,7 +134,9 @@ BoundScope bound_scope(const Facts& f) {
     cpu_block.push_back(block / d);
     dependency.push_back(of(IdleCause::Dependency) / d);
   }
-  if (b.total_ns <= 0 || gpu.empty()) return b;
+  // No GPU work in the windows at all (a stepless trace's GPU work all in its start-up): nothing to
+  // weigh the CPU against.
+  if (b.total_ns <= 0 || gpu.empty() || b.idle.busy_ns == 0) return b;
   b.gpu = median(gpu);
   b.compute = median(compute);
   b.launch = median(launch);

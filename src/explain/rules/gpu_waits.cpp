@@ -20,6 +20,9 @@
 namespace whyslow {
 namespace {
 
+// What the GPU does outside the wait is worth a sentence when there is a millisecond of it.
+constexpr int64_t kRestWordedNs = 1'000'000;
+
 // The longest event on `thread` inside [from, to): the CPU work a prefix is made of.
 EventId longest_inside(const Trace& t, TrackId thread, int64_t from, int64_t to, EventId except) {
   EventId best = kNoEvent;
@@ -33,7 +36,7 @@ EventId longest_inside(const Trace& t, TrackId thread, int64_t from, int64_t to,
 // "After the wait, the GPU is busy 493 ms of the remaining 495 ms (99.6 %)".
 std::string busy_rest_words(const BoundScope& b, int64_t waited_ns) {
   const int64_t rest = b.total_ns - waited_ns;
-  if (rest <= 0) return "";
+  if (rest < kRestWordedNs) return "";
   const double share = static_cast<double>(b.idle.busy_ns) / static_cast<double>(rest);
   return fmt::format(" Outside it, the GPU is busy {} of the remaining {} ({}){}.", human_duration(b.idle.busy_ns),
                      human_duration(rest), human_percent(share),
@@ -109,24 +112,28 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
                         before ? "before the first GPU launch of" : "after the last GPU work of", scope_span(f, b, mean),
                         human_percent(b.cpu_block));
   common_evidence(b, x);
-  // The CPU work itself, in the window that holds the longest prefix.
-  const StepFacts* w = *std::max_element(b.windows.begin(), b.windows.end(), [](const StepFacts* p, const StepFacts* q) {
-    return p->idle.ns[static_cast<size_t>(IdleCause::Prefix)] < q->idle.ns[static_cast<size_t>(IdleCause::Prefix)];
+  // The CPU work itself, in the window that holds the longest prefix (or tail).
+  const size_t cause = static_cast<size_t>(before ? IdleCause::Prefix : IdleCause::Tail);
+  const StepFacts* w = *std::max_element(b.windows.begin(), b.windows.end(), [&](const StepFacts* p, const StepFacts* q) {
+    return p->idle.ns[cause] < q->idle.ns[cause];
   });
   const TrackId thread = w->event != kNoEvent ? t.track[w->event] : f.window_thread;
   std::string what;
-  if (before && thread < t.tracks.size()) {
-    const int64_t from = w->start_ns, to = w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)];
+  if (thread < t.tracks.size()) {
+    const int64_t from = before ? w->start_ns : w->end_ns - w->idle.ns[static_cast<size_t>(IdleCause::Tail)];
+    const int64_t to = before ? w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)] : w->end_ns;
     const EventId work = longest_inside(t, thread, from, to, w->event);
     if (work != kNoEvent) {
       what = fmt::format(" The longest piece of it is {} ({}).", t.name_of(work), human_duration(t.dur_ns[work]));
-      x.events.push_back({work, "CPU work before the first launch"});
+      x.events.push_back({work, before ? "CPU work before the first launch" : "CPU work after the last GPU work"});
+    } else {
+      what = " Nothing is recorded on the thread in it: Python between ops, a sleep, or work the profiler does not see.";
     }
     x.highlights.shade.emplace_back(from, to);
   }
   x.detail = fmt::format(
-      "In {}, the GPU has nothing to do for {}{} {}: the CPU is busy with one stretch of its own work "
-      "({}) and launches nothing meanwhile.{} This is one block of CPU work, not per-launch overhead: CUDA "
+      "In {}, the GPU has nothing to do for {}{} {}: the CPU spends it in one stretch of its own "
+      "(such as {}) and launches nothing meanwhile.{} This is one block of CPU work, not per-launch overhead: CUDA "
       "graphs or fewer launches would not shorten it; moving it off the critical path would.{} {}",
       scope_unit(f, b), human_duration(before ? prefix : tail), b.windows.size() > 1 ? " per window" : "",
       before ? "before its first GPU launch" : "after its last GPU work", "preprocessing, tokenisation, data preparation, logging",

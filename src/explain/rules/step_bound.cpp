@@ -206,7 +206,9 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
     return;
   }
   x.id = FindingId::overhead_bound;
-  x.severity = scope.launch >= kBoundWarningShare ? Severity::Warning : Severity::Info;
+  const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
+  // Waiting for the DataLoader is data_loading's finding, with its own numbers: this one points there.
+  x.severity = scope.launch >= kBoundWarningShare && top != CpuCategory::DataLoading ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
                         human_percent(scope.launch), span);
   std::string where;
@@ -220,7 +222,6 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
       unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
       categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
       scope.over_iterations ? "pass" : "step");
-  const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
   x.try_next = overhead_advice(top, f.compile.graph_launches > 0);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
                            top == CpuCategory::Other;
