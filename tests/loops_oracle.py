@@ -12,8 +12,11 @@ import subprocess
 import sys
 from decimal import Decimal
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools" / "oracles"))
 import loops  # noqa: E402
+import oracle_runner  # noqa: E402
+from oracle_runner import ns  # noqa: E402
 
 # Public traces with a loop (owlv2: a pipeline's batches) and LLM decode traces without one
 # (sglang, vLLM: one decode step per ProfilerStep, or no steps at all).
@@ -24,9 +27,6 @@ PUBLIC = [
     "AMD-AGI__TraceLens/tests__traces__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz",
 ]
 
-
-def ns(us) -> int:
-    return int(Decimal(str(us)) * 1000)
 
 
 def check(binary: str, path: str) -> tuple:
@@ -56,23 +56,7 @@ def check(binary: str, path: str) -> tuple:
 
 
 def main() -> int:
-    binary, fixtures = sys.argv[1], pathlib.Path(sys.argv[2])
-    paths = sorted(str(p) for d in ("blocks", "torch", "inference") for p in (fixtures / d).glob("*.json.gz"))
-    if len(sys.argv) > 3:
-        public = pathlib.Path(sys.argv[3])
-        present = [str(public / p) for p in PUBLIC if (public / p).exists()]
-        if not present:
-            print("public corpus absent: its cases skipped")
-        paths += present
-    errors, found = [], 0
-    for p in paths:
-        e, n = check(binary, p)
-        errors += e
-        found += n
-    for e in errors:
-        print(e)
-    print(f"{len(paths)} traces, {found} loops, {len(errors)} differences")
-    return 1 if errors else 0
+    return oracle_runner.run(check, ("blocks", "torch", "inference"), PUBLIC, "loops")
 
 
 if __name__ == "__main__":
