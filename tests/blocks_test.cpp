@@ -106,8 +106,9 @@ TEST(Blocks, PlainTraceGetsTheRecipe) {
 }
 
 // loss.backward() inside record_function("backward") on the main thread: autograd's thread launches
-// the kernels. One launch inside a backward op (it carries "Fwd thread id"), one from the same
-// thread outside any (credited because the block is open), one after the block closed (not).
+// the kernels. One launch inside a backward op (it carries a "Fwd thread id"), one from the same
+// thread inside a forward op (torch 2.x writes "Fwd thread id": 0 there: not a backward op),
+// credited because the block is open, one after the block closed (not).
 TEST(Blocks, OtherThreadsLaunchesGoToTheMainThreadsOpenBlock) {
   testing::TempDir dir;
   const std::string launch = R"("cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "dur": 5)";
@@ -118,6 +119,8 @@ TEST(Blocks, OtherThreadsLaunchesGoToTheMainThreadsOpenBlock) {
       R"({"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0", "pid": 1, "tid": 2, )"
       R"("ts": 110, "dur": 50, "args": {"Sequence number": 4, "Fwd thread id": 1}})",
       "{\"ph\": \"X\", " + launch + R"(, "ts": 120, "args": {"correlation": 1}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 195, "dur": 20, )"
+      R"("args": {"Sequence number": 5, "Fwd thread id": 0}})",
       "{\"ph\": \"X\", " + launch + R"(, "ts": 200, "args": {"correlation": 2}})",
       "{\"ph\": \"X\", " + launch + R"(, "ts": 400, "args": {"correlation": 3}})",
       "{" + kernel + R"(, "ts": 130, "args": {"correlation": 1}})",

@@ -274,7 +274,8 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
         if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
         else if (key == "Input Strides") string_or_raw(v, key, TextField::InputStrides, scratch);
         else if (key == "In msg nelems") e.comm.in_nelems = int_arg(v, key, -1);
-        else if (key == "Fwd thread id") e.forward_linked = true;
+        // torch 2.x writes 0 on forward ops and the forward thread's id on backward ops.
+        else if (key == "Fwd thread id") e.forward_linked = int_arg(v, key) != 0;
         break;
       case 14:
         if (key == "cuda_sync_kind") string_or_raw(v, key, TextField::SyncKind, scratch);

@@ -160,8 +160,9 @@ struct Trace {
   std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
   std::vector<CommArgs> comm_args;   // record_param_comms ops with parameters, ascending by event
   std::vector<MemoryRecord> memory;  // per instant event with allocator args, in event order
-  // Autograd's backward ops (args "Fwd thread id", with the "Sequence number" that torch's
-  // `fwdbwd` flows are drawn from): work run on the engine's thread for another thread's forward.
+  // Autograd's backward ops (args "Fwd thread id" other than 0, which torch 2.x writes on forward
+  // ops; with the "Sequence number" that torch's `fwdbwd` flows are drawn from): work run on the
+  // engine's thread for another thread's forward.
   // Ascending; sparse, so no per-event column.
   std::vector<EventId> backward_ops;
 

@@ -30,7 +30,7 @@ struct ParsedEvent {
   NameId sync_kind = kNoName;
   CommArgs comm;  // record_param_comms parameters (event unset: the builder fills it)
   NameId meta_value = kNoName;  // ph "M": args.name / args.labels
-  bool forward_linked = false;  // args["Fwd thread id"]: an autograd op run for another thread's forward
+  bool forward_linked = false;  // args["Fwd thread id"] ≠ 0: an autograd op run for another thread's forward
   bool has_memory = false;      // args of an allocator record ("[memory]": Addr, Bytes, Total Allocated, …)
   MemoryRecord memory;
   void reset() { *this = ParsedEvent{}; }

@@ -129,7 +129,7 @@ def analyze(path: str) -> dict:
             if up == OUT:
                 stack.append((ts + dur, OUT, False))
                 continue
-            backward = backward or "Fwd thread id" in e.get("args", {})
+            backward = backward or bool(e.get("args", {}).get("Fwd thread id"))  # 0 on forward ops
             here = up
             cat = e.get("cat")
             f = frame(name) if cat == "python_function" else None
