@@ -1,8 +1,9 @@
 // straggler: the rank that arrives last at the collectives. Every other rank waits inside the
-// collective for it, so its lateness is lost on all of them; the block on it that takes longer
-// than on the others is where to look.
+// collective for it, so its lateness is lost on all of them — as far as no compute of theirs hides
+// the wait; the block on it that takes longer than on the others is where to look.
 #include <fmt/core.h>
 
+#include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/explain_ranks.hpp"
@@ -27,6 +28,16 @@ constexpr double kStartExplainsShare = 0.5;
 // Critical from 25 % of the step: a quarter of every rank's step lost to one rank.
 constexpr double kCriticalShare = 0.25;
 
+// What the waiting ranks lose: a rank waiting inside a collective while its own compute runs
+// (DDP's all-reduce behind the backward) loses nothing, so the lateness costs them at most their
+// communication that no compute hides — the median rank's exposed communication per step.
+int64_t exposed_wait_ns(const CrossRankFacts& f, size_t straggler, int64_t late) {
+  std::vector<int64_t> exposed;
+  for (size_t i = 0; i < f.ranks.size(); ++i)
+    if (i != straggler) exposed.push_back(f.ranks[i].exposed_comm_ns);
+  return std::min(late, median(std::move(exposed)));
+}
+
 }  // namespace
 
 void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
@@ -39,21 +50,24 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   int64_t all_late = 0;
   for (const int64_t l : f.late_per_step_ns) all_late += l;
   const bool dominant = static_cast<double>(late) >= kDominantLateShare * static_cast<double>(all_late);
-  if (step <= 0 || late < kMinLateNs || static_cast<double>(late) < kMinLateShare * static_cast<double>(step) ||
+  const int64_t cost = exposed_wait_ns(f, s, late);
+  if (step <= 0 || cost < kMinLateNs || static_cast<double>(cost) < kMinLateShare * static_cast<double>(step) ||
       (last_share < kMinLastShare && !dominant))
     return;
   const bool caused = f.has_cause;
   const bool before_window = !caused && static_cast<double>(f.step_start_late_ns) >= kStartExplainsShare * static_cast<double>(late);
   Finding x = make_finding(FindingId::straggler);
-  const double share = static_cast<double>(late) / static_cast<double>(step);
+  const double share = static_cast<double>(cost) / static_cast<double>(step);
   if (share >= kCriticalShare) x.severity = Severity::Critical;
-  x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks wait {} per step for it", r.rank,
-                        f.ranks.size() - 1, human_duration(late));
+  x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks lose {} per step waiting for it",
+                        r.rank, f.ranks.size() - 1, human_duration(cost));
   x.detail = fmt::format(
       "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; summed over them, "
-      "the first rank waited {} per step ({} of rank {}'s {} step) before rank {} joined. {}",
+      "the first rank waited {} per step before rank {} joined, {} of it with no compute of its own to hide it "
+      "({} of rank {}'s {} step; the median collective arrived {} apart). {}",
       f.collectives.size(), f.ranks.size(), f.matched_by_seq ? "process group and sequence number" : "order within the process group",
-      r.rank, f.times_last[s], human_duration(late), human_percent(share), r.rank, human_duration(step), r.rank,
+      r.rank, f.times_last[s], human_duration(late), r.rank, human_duration(cost), human_percent(share), r.rank,
+      human_duration(step), human_duration(f.median_skew_ns),
       caused ? fmt::format("On rank {}, `{}` takes {} per step against a median of {} on the others: {} more, about "
                            "the lateness.",
                            r.rank, f.cause.block, human_duration(f.cause.block_ns), human_duration(f.cause.others_ns),
@@ -70,7 +84,7 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
     x.detail += fmt::format(" Only {} of the job's {} ranks were loaded: a rank not loaded may be later still, and "
                             "point-to-point transfers (send/recv, all-to-all) pair ranks the loaded ones may not show.",
                             f.ranks.size(), r.world_size);
-  x.evidence = {count("rank", static_cast<uint64_t>(r.rank)), us("late_us", late), us("step_us", step),
+  x.evidence = {count("rank", static_cast<uint64_t>(r.rank)), us("late_us", late), us("exposed_wait_us", cost), us("step_us", step),
                 percent("late_pct", share), count("times_last", f.times_last[s]), count("collectives", f.collectives.size()),
                 us("step_start_late_us", f.step_start_late_ns)};
   x.try_next = {caused ? fmt::format("Make `{}` on rank {} as fast as on the others (uneven data, extra work on this rank).",
@@ -80,7 +94,7 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
                                 : std::string("Look for what differs on this rank outside the trace: host load, GPU clocks, its network link."),
                 "Balance the work across ranks: equal batch sizes and sequence lengths, no rank-0-only logging or "
                 "checkpointing inside the step."};
-  x.impact_ns = late;
+  x.impact_ns = cost;
   x.impact_basis_ns = step;
   out.push_back({std::move(x), caused, r.rank, f.cause});
 }
