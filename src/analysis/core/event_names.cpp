@@ -29,6 +29,9 @@ bool is_blocking_copy_call(std::string_view n) {
 
 bool is_capture_begin(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamBeginCapture") != std::string_view::npos; }
 bool is_capture_end(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamEndCapture") != std::string_view::npos; }
+bool is_stream_wait(std::string_view n) {
+  return n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent" || n == "cuStreamWaitEvent";
+}
 bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cuGraphLaunch"; }
 
 

@@ -22,6 +22,8 @@ bool is_graph_launch(std::string_view name);
 // the stream records launches into a CUDA graph instead of running them.
 bool is_capture_begin(std::string_view name);
 bool is_capture_end(std::string_view name);
+// cudaStreamWaitEvent / hipStreamWaitEvent / cuStreamWaitEvent: a stream waits for an event's record.
+bool is_stream_wait(std::string_view name);
 
 // 2021 traces file record_function blocks under the ops' category ("Operator"): their names give
 // them away — "ProfilerStep#5", "enumerate(DataLoader)#…", "Optimizer.step#SGD.step", "## forward ##".

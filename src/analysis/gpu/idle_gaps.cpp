@@ -36,10 +36,6 @@ namespace {
 // Longer, the work waited for something that is not the CPU.
 constexpr int64_t kQueuedGapNs = 50'000;
 
-bool is_stream_wait(std::string_view n) {
-  return n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent" || n == "cuStreamWaitEvent";
-}
-
 // A host-to-device copy ("Memcpy HtoD (Pageable -> Device)", HIP's "…HostToDevice…"): a blocking
 // upload stages the data through a bounce buffer on the CPU before its DMA can start.
 bool is_upload(std::string_view n) {

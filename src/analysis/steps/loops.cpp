@@ -84,9 +84,7 @@ std::vector<EventId> children(const Trace& t, EventId parent) {
     }
     out.push_back(*it);
     // Past the child's descendants in one search: a chain of single children stays linear.
-    const int64_t child_end = t.end_ns(*it);
-    const auto next = std::lower_bound(it + 1, ev.end(), child_end, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
-    it = next == it + 1 || t.start_ns[*it] == child_end ? it + 1 : next;
+    it = std::lower_bound(it + 1, ev.end(), t.end_ns(*it), [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
   }
   return out;
 }
