@@ -293,7 +293,6 @@ std::string_view to_string(BlockKind k);  // "annotation", "module", "function"
 enum BlockAttribution : uint8_t {
   kOwnThread = 0,
   kForwardBackwardLink = 1,  // autograd's backward ops ("Fwd thread id"): run for the main thread's block open then
-  kOpenOnMainThread = 2,     // launched by a helper thread, no link: the main thread's block open at the launch
 };
 
 struct BlockRow {
@@ -315,6 +314,28 @@ struct BlockRow {
   EventId longest_call = kNoEvent;
   EventId longest_kernel = kNoEvent;
   uint8_t attribution = kOwnThread;  // BlockAttribution bits
+  // Autograd's backward ops run for the forward ops beneath it, on whatever thread ran them (linked
+  // by their "Sequence number"): the outermost ones' time and count, the GPU work launched in them.
+  int64_t backward_cpu_ns = 0, backward_gpu_ns = 0;
+  uint64_t backward_ops = 0, backward_kernels = 0;
+  // The most calls of one name directly beneath one call of it (ops and library frames, not child
+  // blocks): a loop in the block's own code shows as one name repeated.
+  uint32_t repeated_calls = 0;
+  uint32_t threads = 0;  // the CPU threads its calls ran on: its CPU time is a share of that many threads' time
+  uint32_t group = 0;    // index into BlockFacts::groups: the code it runs
+};
+
+// The rows that run one piece of code, summed: a module class (its instances, "Rotary_0" …
+// "Rotary_3", wherever they sit in the tree), a record_function name, a Python function (file,
+// line, name). A row inside another row of its group (recursion) is counted once, in the outer.
+struct BlockGroup {
+  std::string label;             // "Rotary", "forward", "model.py(42): rope"
+  BlockKind kind = BlockKind::Function;
+  NameId location = kNoName;     // as BlockRow::location
+  bool user_code = true;
+  std::vector<uint32_t> rows;    // its rows, in BlockFacts::rows order
+  uint32_t instances = 0;        // distinct event names among its rows (module instances)
+  BlockRow total;                // its rows summed (sum_rows), each row inside another of the group left out
 };
 
 // A library frame folded into a block (not a block of its own), kept so a block's own time can be
@@ -331,9 +352,11 @@ struct LibraryFrameRow {
 struct BlockFacts {
   std::vector<BlockRow> rows;  // depth first, parents before children, heavier siblings first
   std::vector<LibraryFrameRow> library_frames;  // parents before children
+  std::vector<BlockGroup> groups;  // heaviest (CPU time) first
   // What the blocks are measured against: the steps (their summed duration, and the GPU work
   // launched in them from any thread), or a stepless trace's whole window.
   int64_t basis_cpu_ns = 0, basis_gpu_ns = 0;
+  int64_t basis_backward_ns = 0;  // the outermost backward ops' time in the steps, linked to a block or not
   uint64_t annotation_events = 0, module_events = 0, python_frames = 0;
 };
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include "common/units.hpp"
+#include "explain/evidence.hpp"
 
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
 
 namespace whyslow {
 namespace {
@@ -15,10 +17,21 @@ namespace {
 // worth knowing but never a warning.
 constexpr double kMinWarningCostShare = 0.01;
 
-void cap_by_cost(Finding& x, const Facts& f) {
+// The part of its basis (its step, or the trace window) a finding would give back.
+double recoverable_share(const Finding& x, const Facts& f) {
   const int64_t basis = x.impact_basis_ns > 0 ? x.impact_basis_ns : f.window.duration_ns;
-  if (basis > 0 && static_cast<double>(x.impact_ns) < kMinWarningCostShare * static_cast<double>(basis))
-    x.severity = Severity::Info;
+  return basis > 0 ? static_cast<double>(x.impact_ns) / static_cast<double>(basis) : 0;
+}
+
+// The GPU's busy share of the steady state (the bound verdict's windows), else of the trace window.
+double gpu_busy_share(const Facts& f) {
+  const BoundScope scope = bound_scope(f);
+  if (scope.total_ns > 0) return std::clamp(scope.gpu, 0.0, 1.0);
+  return f.window.duration_ns > 0 ? std::clamp(static_cast<double>(f.gpu_busy_ns) / static_cast<double>(f.window.duration_ns), 0.0, 1.0) : 0;
+}
+
+void cap_by_cost(Finding& x, const Facts& f) {
+  if (recoverable_share(x, f) < kMinWarningCostShare) x.severity = Severity::Info;
 }
 
 }  // namespace
@@ -69,11 +82,22 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_hotspot(t, f, out);
   rule_no_annotations(t, f, out);
   rule_eager_attention(t, f, out);
-  for (Finding& x : out) cap_by_cost(x, f);
-  for (Finding& x : out) highlight_named_events(t, x);
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+  const double gpu_share = gpu_busy_share(f);
+  for (Finding& x : out) {
+    if (x.impact_is_gpu_time) {
+      x.impact_ns = static_cast<int64_t>(static_cast<double>(x.impact_ns) * gpu_share);
+      x.impact_what += fmt::format(", times the GPU's busy share of the steady state ({:.0f} %): kernel time "
+                                   "shortens the step only where the GPU is its critical path",
+                                   gpu_share * 100);
+    }
+    cap_by_cost(x, f);
+    highlight_named_events(t, x);
+    x.evidence.push_back(us("recoverable_us", x.impact_ns));
+    x.evidence.push_back(percent("recoverable_pct", recoverable_share(x, f)));
+  }
+  std::stable_sort(out.begin(), out.end(), [&f](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
-    return a.impact_ns > b.impact_ns;
+    return recoverable_share(a, f) > recoverable_share(b, f);
   });
   return out;
 }

@@ -74,7 +74,15 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::vector<EventRef> events;
   std::vector<std::string> try_next;
-  int64_t impact_ns = 0;  // time at stake, for ordering findings of equal severity
+  // The time fixing it would give back (recoverable), and how the rule measured it ("the GPU idle
+  // time after the syncs", not the wait when the GPU stayed busy). explain() states it as the
+  // `recoverable_us` evidence and orders findings of equal severity by its share of the basis.
+  int64_t impact_ns = 0;
+  std::string impact_what;
+  // impact_ns is GPU time saved: explain() counts the part of it the step would lose, the GPU's
+  // busy share of the steady state (kernel time shortens the step only where the GPU is its
+  // critical path; a launch-bound step loses none of it).
+  bool impact_is_gpu_time = false;
   // What impact_ns is a part of: a step, for findings that measure per step; 0: the trace window.
   // explain() keeps a finding that costs under 1 % of it at info.
   int64_t impact_basis_ns = 0;

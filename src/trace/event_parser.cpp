@@ -286,6 +286,7 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
         if (key == "Concrete Inputs") string_or_raw(v, key, TextField::ConcreteInputs, scratch);
         else if (key == "Collective name") string_or_raw(v, key, TextField::CommCollective, scratch);
         else if (key == "Total Allocated") { e.memory.total_allocated = int_arg(v, key, -1); e.has_memory = true; }
+        else if (key == "Sequence number") e.sequence = int_arg(v, key, -1);
         break;
       case 16:  // older torch names the group by number only
         if (key == "Process Group ID") string_or_raw(v, key, TextField::CommGroupId, scratch);

@@ -36,6 +36,9 @@ Trace slice_trace(const Trace& t, int64_t start, int64_t end) {
     p.correlation = t.correlation[e];
     p.external_id = t.external_id[e];
     p.forward_linked = std::binary_search(t.backward_ops.begin(), t.backward_ops.end(), e);
+    const auto seq = std::lower_bound(t.op_sequence.begin(), t.op_sequence.end(), e,
+                                      [](const Trace::OpSequence& s, EventId id) { return s.event < id; });
+    if (seq != t.op_sequence.end() && seq->event == e) p.sequence = seq->seq;
     if (t.detail[e] != UINT32_MAX) {
       if (is_gpu_activity(k)) {
         p.gpu = t.gpu_detail[t.detail[e]];

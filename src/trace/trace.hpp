@@ -165,6 +165,14 @@ struct Trace {
   // engine's thread for another thread's forward.
   // Ascending; sparse, so no per-event column.
   std::vector<EventId> backward_ops;
+  // Autograd's "Sequence number" of the ops that have one, ascending by event: a forward op and
+  // the backward ops run for it share it (per forward thread), which links a backward op to the
+  // forward op, and so to the module, that made it.
+  struct OpSequence {
+    EventId event;
+    int64_t seq;
+  };
+  std::vector<OpSequence> op_sequence;
 
   std::vector<Track> tracks;
   std::vector<DeviceInfo> devices;

@@ -209,6 +209,8 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
     t.comm_args.back().event = static_cast<EventId>(t.size() - 1);
   }
   if (e.forward_linked) t.backward_ops.push_back(static_cast<EventId>(t.size() - 1));
+  if (e.sequence >= 0 && kind == EventKind::CpuOp)
+    t.op_sequence.push_back({static_cast<EventId>(t.size() - 1), e.sequence});
 }
 
 void TraceBuilder::add_metadata(const ParsedEvent& e) {

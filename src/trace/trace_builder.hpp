@@ -31,6 +31,7 @@ struct ParsedEvent {
   CommArgs comm;  // record_param_comms parameters (event unset: the builder fills it)
   NameId meta_value = kNoName;  // ph "M": args.name / args.labels
   bool forward_linked = false;  // args["Fwd thread id"] ≠ 0: an autograd op run for another thread's forward
+  int64_t sequence = -1;        // args["Sequence number"]: autograd's number of a forward op, shared by its backward
   bool has_memory = false;      // args of an allocator record ("[memory]": Addr, Bytes, Total Allocated, …)
   MemoryRecord memory;
   void reset() { *this = ParsedEvent{}; }

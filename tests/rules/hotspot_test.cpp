@@ -1,7 +1,9 @@
-// hotspot: descending from the steps while one child holds ≥ 50 % of its parent's CPU or GPU
-// time, the innermost block of the user's code (docs/JSON.md); a warning when its cost is many
-// small launches (≥ 16 launches a call, ≤ 10 µs per kernel, less GPU than CPU) or a sync (≥ 50 %
-// of its CPU time blocked).
+// hotspot: descending from the steps while one group of children holds ≥ 50 % of its parent's
+// CPU or GPU time, the innermost code of the user's (docs/JSON.md); the split where none does; a
+// warning when its cost is many small launches from a loop in its own code (≥ 16 launches a call,
+// ≤ 10 µs per kernel, less GPU than CPU, one name ≥ 8 times in a call) or a sync (≥ 50 % of its CPU
+// time blocked).
+#include "analysis/blocks/block_groups.hpp"
 #include "facts_builder.hpp"
 
 namespace whyslow {
@@ -21,6 +23,7 @@ uint32_t add_block(Trace& t, Facts& f, const char* name, uint32_t parent, int64_
   r.cpu_total_ns = cpu_ns, r.self_cpu_ns = cpu_ns, r.gpu_ns = gpu_ns;
   r.longest_call = add_event(t, EventKind::PythonFunction, name, 0, cpu_ns);
   f.blocks.rows.push_back(r);
+  group_blocks(t, f.blocks);  // as code_blocks() leaves them: every row in its group
   return static_cast<uint32_t>(f.blocks.rows.size() - 1);
 }
 
@@ -41,12 +44,16 @@ TEST(HotspotEdges, NoBlocksIsSilent) {
   expect_outcome(run_rule(rule_hotspot, t, step_facts()), kSilent, t);
 }
 
-TEST(HotspotEdges, NoBlockHoldsHalfTheStepIsSilent) {
+// No block holds half of the steps: their split is the finding (issue 29), information only.
+TEST(HotspotEdges, NoBlockHoldingHalfTheStepGivesTheSplit) {
   Trace t;
   Facts f = step_facts();
   add_block(t, f, "a", UINT32_MAX, kStepCpu / 2 - 1, kStepGpu / 2 - 1);
-  add_block(t, f, "b", UINT32_MAX, kStepCpu / 2 - 1, kStepGpu / 2 - 1);
-  expect_outcome(run_rule(rule_hotspot, t, f), kSilent, t);
+  add_block(t, f, "b", UINT32_MAX, kStepCpu / 2 - 2, kStepGpu / 2 - 1);
+  const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, Severity::Info), t);
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->title.find("No one block holds the window's CPU time: a 50 %, b 50 %"), std::string::npos) << x->title;
+  EXPECT_EQ(evidence(*x, "parts"), 2);
 }
 
 TEST(HotspotEdges, HalfTheStepsCpuIsEnough) {
@@ -126,17 +133,19 @@ struct CostCase {
   const char* name;
   uint64_t launches, kernels;
   int64_t gpu_ns, sync_ns;
+  uint32_t repeated_calls;  // the most calls of one name directly beneath one call
   Severity want;
 };
 
 // A block of 6 ms CPU (60 % of the step), one call.
 const CostCase kCosts[] = {
-    {"sixteen_launches_of_ten_us_are_many_small", 16, 16, 160'000, 0, Severity::Warning},
-    {"fifteen_launches_are_not_many", 15, 15, 150'000, 0, Severity::Info},
-    {"kernels_over_ten_us_are_not_small", 16, 16, 160'016, 0, Severity::Info},
-    {"more_gpu_than_cpu_is_gpu_work", 600, 600, 6'000'000, 0, Severity::Info},
-    {"half_the_cpu_in_syncs_is_a_sync", 1, 1, 1'000, 3'000'000, Severity::Warning},
-    {"just_under_half_in_syncs_is_cpu_work", 1, 1, 1'000, 2'999'999, Severity::Info},
+    {"sixteen_launches_of_ten_us_from_a_loop_are_many_small", 16, 16, 160'000, 0, 8, Severity::Warning},
+    {"many_small_launches_without_a_loop_of_its_own_are_info", 16, 16, 160'000, 0, 7, Severity::Info},
+    {"fifteen_launches_are_not_many", 15, 15, 150'000, 0, 8, Severity::Info},
+    {"kernels_over_ten_us_are_not_small", 16, 16, 160'016, 0, 8, Severity::Info},
+    {"more_gpu_than_cpu_is_gpu_work", 600, 600, 6'000'000, 0, 8, Severity::Info},
+    {"half_the_cpu_in_syncs_is_a_sync", 1, 1, 1'000, 3'000'000, 0, Severity::Warning},
+    {"just_under_half_in_syncs_is_cpu_work", 1, 1, 1'000, 2'999'999, 0, Severity::Info},
 };
 
 class HotspotCost : public ::testing::TestWithParam<CostCase> {};
@@ -147,7 +156,7 @@ TEST_P(HotspotCost, SeverityFollowsTheKindOfCost) {
   Facts f = step_facts();
   const uint32_t b = add_block(t, f, "loop", UINT32_MAX, 6'000'000, c.gpu_ns);
   BlockRow& r = f.blocks.rows[b];
-  r.launches = c.launches, r.kernels = c.kernels;
+  r.launches = c.launches, r.kernels = c.kernels, r.repeated_calls = c.repeated_calls;
   r.cpu_breakdown[static_cast<size_t>(CpuCategory::SyncWait)] = c.sync_ns;
   const auto x = expect_outcome(run_rule(rule_hotspot, t, f), fires(FindingId::hotspot, c.want), t);
   ASSERT_TRUE(x);

@@ -1,6 +1,7 @@
 // no_annotations: without record_function blocks, module events or Python frames, the recipe;
 // with Python frames but no record_function, the ≤ 3 user blocks holding 10–90 % of the steps'
 // CPU or GPU time (docs/JSON.md); silent when the trace has record_function blocks.
+#include "analysis/blocks/block_groups.hpp"
 #include "facts_builder.hpp"
 
 namespace whyslow {
@@ -17,6 +18,7 @@ void add_place(Trace& t, Facts& f, const char* name, int64_t cpu_ns) {
   r.calls = 1, r.cpu_total_ns = cpu_ns;
   r.longest_call = add_event(t, EventKind::PythonFunction, name, 0, cpu_ns);
   f.blocks.rows.push_back(r);
+  group_blocks(t, f.blocks);  // as code_blocks() leaves them: every row in its group
 }
 
 struct Case {
@@ -73,6 +75,7 @@ TEST(NoAnnotationsPlaces, TheInnerBlockNamesItsParent) {
     r.name = t.names.intern(name), r.location = t.names.intern("model.py(7): forward");
     r.kind = BlockKind::Module, r.parent = parent, r.calls = 1, r.cpu_total_ns = cpu_ns;
     f.blocks.rows.push_back(r);
+    group_blocks(t, f.blocks);
   };
   add("nn.Module: Block_2", UINT32_MAX, 6'000'000);
   add("nn.Module: HeadLoopAttention_0", 0, 3'000'000);  // exactly half of Block_2

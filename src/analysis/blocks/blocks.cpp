@@ -10,10 +10,21 @@
 // by Facts::cpu_category (sync waits, Python, dispatch, …).
 //
 // Work launched on other threads on a block's behalf (loss.backward() runs its kernels from
-// autograd's engine thread): a launch on another thread under no block of its own thread is
-// credited to the innermost block open on the main thread at the launch. Where the launch is
-// inside an autograd backward op ("Fwd thread id": the trace's forward↔backward link, which
-// torch also draws as `fwdbwd` flows) the row says so; otherwise it was credited by time alone.
+// autograd's engine thread): a launch under no block of its own thread, on a thread that runs
+// autograd backward ops ("Fwd thread id": the trace's forward↔backward link, which torch also
+// draws as `fwdbwd` flows; the engine's AccumulateGrad and DDP's bucket copies run there too, without
+// one), is credited to the innermost block open on the main thread at the launch. Other threads'
+// launches (a pin-memory thread, a user's worker) are nobody's block's: time alone does not make
+// them the block's work.
+//
+// Backward where it belongs: autograd's backward ops carry the "Sequence number" of the forward op
+// they were made for. The outermost backward op's time, and the GPU work launched inside it, is
+// credited to the block of that forward op as the block's backward (a module's backward, wherever
+// autograd's engine ran it). Sequence numbers count per forward thread: with one thread running
+// forwards (every trace seen) they are unique.
+//
+// A loop in a block's own code shows as one name called many times directly beneath one call of
+// it (Rotary's `for i in range(8)` as 32 aten::mul per call); `repeated_calls` keeps the most.
 //
 // One pass over each thread's events (parents before children), one over the GPU work, one merge
 // of the other threads' unclaimed launches with the main thread's events; per event only a
@@ -21,6 +32,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "analysis/core/name_memo.hpp"
 #include "analysis/core/event_names.hpp"
@@ -122,11 +134,90 @@ class TreeBuilder {
   std::vector<uint8_t> library_;
 };
 
+// The names called directly beneath the block calls open on one thread, innermost last: when a
+// call ends, its most repeated name is the block's `repeated_calls` if no call did more.
+class RepeatCounter {
+ public:
+  // Before each event of a thread, in order: closes the calls that end before it starts.
+  void enter(int64_t start_ns, std::vector<BlockRow>& rows) {
+    while (!open_.empty() && open_.back().end_ns <= start_ns) close(rows);
+  }
+  // An event directly beneath the innermost open call (its parent is that call) is one of its calls.
+  void count(EventId parent, NameId name) {
+    if (!open_.empty() && open_.back().event == parent) open_.back().names.push_back(name);
+  }
+  void open(EventId call, int64_t end_ns, uint32_t row) { open_.push_back({call, end_ns, row, {}}); }
+  void finish(std::vector<BlockRow>& rows) {
+    while (!open_.empty()) close(rows);
+  }
+
+ private:
+  struct Call {
+    EventId event;
+    int64_t end_ns;
+    uint32_t row;
+    std::vector<NameId> names;
+  };
+  void close(std::vector<BlockRow>& rows) {
+    std::vector<NameId>& n = open_.back().names;
+    std::sort(n.begin(), n.end());
+    uint32_t most = 0;
+    for (size_t i = 0, j = 0; i < n.size(); i = j) {
+      for (j = i; j < n.size() && n[j] == n[i]; ++j) {}
+      most = std::max(most, static_cast<uint32_t>(j - i));
+    }
+    BlockRow& r = rows[open_.back().row];
+    r.repeated_calls = std::max(r.repeated_calls, most);
+    open_.pop_back();
+  }
+  std::vector<Call> open_;  // a stack: each call inside the one before
+};
+
 void credit_gpu(const Trace& t, BlockRow& r, EventId gpu) {
   r.gpu_ns += t.dur_ns[gpu];
   if (t.kind[gpu] != EventKind::Kernel) return;
   ++r.kernels;
   if (r.longest_kernel == kNoEvent || t.dur_ns[gpu] > t.dur_ns[r.longest_kernel]) r.longest_kernel = gpu;
+}
+
+// Each outermost backward op (and the GPU work launched inside it) to the block of the forward op
+// that shares its sequence number.
+void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const std::vector<uint32_t>& node_of,
+                     TreeBuilder& tree, int64_t& basis_ns) {
+  auto outermost = [&](EventId e) {  // no backward op around it
+    for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
+      if (backward_op[a]) return false;
+    return true;
+  };
+  for (const EventId e : t.backward_ops)
+    if (outermost(e) && node_of[e] != kOutside) basis_ns += t.dur_ns[e];
+  if (t.backward_ops.empty()) return;
+  std::unordered_map<int64_t, uint32_t> forward_block;  // sequence number → the forward op's block
+  for (const Trace::OpSequence& s : t.op_sequence)
+    if (!backward_op[s.event] && is_block(node_of[s.event])) forward_block.try_emplace(s.seq, tree.owner(node_of[s.event]));
+  if (forward_block.empty()) return;
+  auto block_of = [&](EventId op) -> BlockRow* {
+    const auto it = std::lower_bound(t.op_sequence.begin(), t.op_sequence.end(), op,
+                                     [](const Trace::OpSequence& s, EventId id) { return s.event < id; });
+    if (it == t.op_sequence.end() || it->event != op) return nullptr;
+    const auto b = forward_block.find(it->seq);
+    return b == forward_block.end() ? nullptr : &tree.rows[b->second];
+  };
+  for (const EventId e : t.backward_ops) {
+    if (!outermost(e) || node_of[e] == kOutside) continue;
+    if (BlockRow* r = block_of(e)) r->backward_cpu_ns += t.dur_ns[e], ++r->backward_ops;
+  }
+  for (EventId g = 0; g < t.size(); ++g) {
+    if (!is_gpu_activity(t.kind[g]) || t.launch_link[g] == kNoEvent) continue;
+    EventId op = kNoEvent;  // the outermost backward op around the launch
+    for (EventId a = t.parent[t.launch_link[g]]; a != kNoEvent; a = t.parent[a])
+      if (backward_op[a]) op = a;
+    if (op == kNoEvent || node_of[op] == kOutside) continue;
+    if (BlockRow* r = block_of(op)) {
+      r->backward_gpu_ns += t.dur_ns[g];
+      r->backward_kernels += t.kind[g] == EventKind::Kernel;
+    }
+  }
 }
 
 // Depth first, heavier siblings (CPU, then GPU time) first; parent indices renumbered.
@@ -175,7 +266,8 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     return it != step_spans.begin() && ts < std::prev(it)->second;
   };
   std::vector<bool> backward_op(t.size(), false);
-  for (EventId e : t.backward_ops) backward_op[e] = true;
+  std::vector<uint8_t> engine_thread(t.tracks.size(), 0);  // runs autograd's backward ops
+  for (EventId e : t.backward_ops) backward_op[e] = true, engine_thread[t.track[e]] = 1;
   auto category = [&](EventId e) {
     return static_cast<size_t>(e < cpu_category.size() ? cpu_category[e] : CpuCategory::Other);
   };
@@ -194,11 +286,14 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     if (v.size() <= i) v.resize(i + 1, 0);
     v[i] = 1;
   };
+  std::vector<TrackId> thread_seen;  // per node: the last thread a call of it was counted on
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
     const Track& tr = t.tracks[k];
     if (tr.kind != TrackKind::Cpu) continue;
+    RepeatCounter repeats;
     for (const EventId e : tr.events) {
       if (t.kind[e] == EventKind::Instant) continue;
+      repeats.enter(t.start_ns[e], tree.rows);
       bool annotation = false;
       const NameClass c = tree.classify(e, annotation);
       out.annotation_events += annotation;
@@ -243,20 +338,28 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
         ++r.calls;
         r.cpu_total_ns += t.dur_ns[e];
         if (r.longest_call == kNoEvent || t.dur_ns[e] > t.dur_ns[r.longest_call]) r.longest_call = e;
+        if (thread_seen.size() <= node) thread_seen.resize(node + 1, UINT32_MAX);
+        if (thread_seen[node] != k) ++r.threads, thread_seen[node] = k;
       }
+      // What the block's own code calls: the events directly beneath a block call (or a module's
+      // forward frame), other than the blocks it opens.
+      const bool opens_block = new_call && !tree.is_library(node);
+      if (!opens_block) repeats.count(p, t.name[e]);
+      if (opens_block || module_forward) repeats.open(e, t.end_ns(e), tree.owner(node));
       node_of[e] = node;
       // Self time by category: the event's duration here, less what its children take back.
       if (is_block(node)) tree.rows[tree.owner(node)].cpu_breakdown[category(e)] += t.dur_ns[e];
       if (p != kNoEvent && is_block(up)) tree.rows[tree.owner(up)].cpu_breakdown[category(p)] -= t.dur_ns[e];
       if (is_block(node) && t.is_launch(e)) ++tree.rows[tree.owner(node)].launches;
     }
+    repeats.finish(tree.rows);
   }
+  credit_backward(t, backward_op, node_of, tree, out.basis_backward_ns);
 
   // GPU work: to the block of its launch; other threads' launches under no block wait for the merge.
   struct Unclaimed {
     int64_t ts;
     EventId gpu;
-    bool linked;
   };
   std::vector<Unclaimed> unclaimed;
   for (EventId g = 0; g < t.size(); ++g) {
@@ -266,8 +369,8 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     if (in_a_step(t.start_ns[launch])) out.basis_gpu_ns += t.dur_ns[g];
     const uint32_t node = node_of[launch];
     if (is_block(node)) credit_gpu(t, tree.rows[tree.owner(node)], g);
-    else if (node != kOutside && t.track[launch] != main_thread)
-      unclaimed.push_back({t.start_ns[launch], g, node == kNoBlockBackward});
+    else if (node != kOutside && engine_thread[t.track[launch]] && t.track[launch] != main_thread)
+      unclaimed.push_back({t.start_ns[launch], g});
   }
   if (!unclaimed.empty() && main_thread < t.tracks.size()) {
     std::sort(unclaimed.begin(), unclaimed.end(), [](const Unclaimed& a, const Unclaimed& b) { return a.ts < b.ts; });
@@ -287,7 +390,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
       credit_gpu(t, r, u.gpu);
       r.other_thread_gpu_ns += t.dur_ns[u.gpu];
       r.launches += t.launch_link[t.launch_link[u.gpu]] == u.gpu;  // once per launch call: its first GPU work
-      r.attribution |= u.linked ? kForwardBackwardLink : kOpenOnMainThread;
+      r.attribution |= kForwardBackwardLink;
     }
   }
 
@@ -305,6 +408,10 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     p.launches += c.launches;
     for (size_t k = 0; k < kCpuCategories; ++k) p.cpu_breakdown[k] += c.cpu_breakdown[k];
     p.attribution |= c.attribution;
+    p.backward_cpu_ns += c.backward_cpu_ns;
+    p.backward_gpu_ns += c.backward_gpu_ns;
+    p.backward_ops += c.backward_ops;
+    p.backward_kernels += c.backward_kernels;
     if (c.longest_kernel != kNoEvent &&
         (p.longest_kernel == kNoEvent || t.dur_ns[c.longest_kernel] > t.dur_ns[p.longest_kernel]))
       p.longest_kernel = c.longest_kernel;
@@ -340,6 +447,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
     f.block_ns = blocks_beneath[i];
     out.library_frames.push_back(f);
   }
+  group_blocks(t, out);
   return out;
 }
 

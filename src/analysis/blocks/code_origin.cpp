@@ -25,6 +25,13 @@ constexpr std::array<std::string_view, 32> kStandardLibrary = {
     "traceback", "typing",   "warnings",    "weakref",    "_weakrefset", "types",    "operator", "pickle",
     "tempfile"};
 
+// Code that torch.compile and its backends write and run: Inductor's output and Triton's cache
+// (/tmp/torchinductor_<user>/…/c….py, ~/.triton/cache/…, TORCHINDUCTOR_CACHE_DIR under a
+// torch_compile_debug folder). FX's generated modules are named "<eval_with_key>.N", a '<' name.
+// None of it is code the user wrote or can edit.
+constexpr std::array<std::string_view, 4> kGeneratedCodePaths = {"torchinductor_", "/.triton/", "triton/cache/",
+                                                                 "torch_compile_debug/"};
+
 // The first path component, without ".py": "torch/nn/x.py" → "torch", "enum.py" → "enum".
 std::string_view top_component(std::string_view file) {
   const size_t slash = file.find('/');
@@ -60,6 +67,8 @@ bool is_library_frame(std::string_view name) {
   if (f.file.find("site-packages/") != std::string_view::npos ||
       f.file.find("dist-packages/") != std::string_view::npos || f.file.find("/lib/python") != std::string_view::npos)
     return true;
+  for (std::string_view p : kGeneratedCodePaths)
+    if (f.file.find(p) != std::string_view::npos) return true;
   const std::string_view top = top_component(f.file);
   for (std::string_view p : kLibraryPackages)
     if (top == p) return true;

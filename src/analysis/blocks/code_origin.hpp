@@ -21,7 +21,8 @@ FrameName parse_frame_name(std::string_view name);
 
 // Library code: C builtins and frozen modules (<…>), anything under site-packages or
 // dist-packages or an absolute Python install path, the trees of the ML libraries
-// (kLibraryPackages in code_origin.cpp) and the standard library's common modules. Everything
+// (kLibraryPackages in code_origin.cpp), code torch.compile generated (Inductor's and Triton's
+// caches) and the standard library's common modules. Everything
 // else that parses as a frame is the user's.
 bool is_library_frame(std::string_view name);
 

@@ -68,6 +68,7 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
     x.events.push_back({s.event, "slow step"});
     x.highlights.shade_emphasis = ShadeEmphasis::Strong;
     x.impact_ns = c.step_ns - c.typical_step_ns;
+    x.impact_what = "the slow step's time above the typical step, paid once";
   } else {
     x.severity = Severity::Warning;
     x.title = fmt::format("{} of the {} profiled are one-off start-up costs", human_duration(explained),
@@ -78,6 +79,7 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
         human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns)), causes);
     x.evidence = {us("window_us", c.step_ns), us("explained_us", explained)};
     x.impact_ns = explained;
+    x.impact_what = "the one-off start-up work found in the window, paid once";
   }
   for (const ColdCause& cause : c.causes) x.evidence.push_back(us(std::string(to_string(cause.kind)) + "_us", cause.total_ns));
   for (EventId e : c.evidence) x.events.push_back({e, "start-up cost"});

@@ -79,6 +79,7 @@ void rule_comm_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                 "(logging, checkpointing, evaluation), a slower or throttled GPU."};
   // What the wait costs the step is at most the communication no compute hides.
   x.impact_ns = std::min(wait, exposed);
+  x.impact_what = "the collectives' wait for the late peer that no compute hides, per step";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

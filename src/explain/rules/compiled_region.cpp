@@ -84,6 +84,7 @@ void rule_compiled_region(const Trace& t, const Facts& f, std::vector<Finding>& 
   for (EventId e = 0; e < t.size(); ++e)  // the compiled regions themselves
     if (t.kind[e] == EventKind::UserAnnotation && is_compiled_region(t.name_of(e))) add_mark(x.highlights, e);
   x.impact_ns = c.compile_ns + c.wrapper_ns;
+  x.impact_what = "compilation and the compiled code's wrapper time";
   out.push_back(std::move(x));
 }
 

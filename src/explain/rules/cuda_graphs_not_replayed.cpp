@@ -75,6 +75,7 @@ void rule_cuda_graphs_not_replayed(const Trace& t, const Facts& f, std::vector<F
   for (const CompiledCall& call : c.calls)
     if (std::find(affected.begin(), affected.end(), call.step) != affected.end()) add_mark(x.highlights, call.event);
   x.impact_ns = std::max<int64_t>(0, region - gpu);
+  x.impact_what = "the region's CPU time beyond its GPU work, which a graph replay would not spend";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

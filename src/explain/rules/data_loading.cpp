@@ -62,6 +62,7 @@ void rule_data_loading(const Trace& t, const Facts& f, std::vector<Finding>& out
                 "Move heavy transforms to the GPU (decode and augment batched tensors there), or do them once "
                 "offline and store the result."};
   x.impact_ns = loading;
+  x.impact_what = "the step's time waiting for its input";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

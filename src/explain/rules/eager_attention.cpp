@@ -83,6 +83,8 @@ void rule_eager_attention(const Trace& t, const Facts& f, std::vector<Finding>& 
                 "If the scores are needed (attention maps), compute them only where they are read; torch.compile "
                 "can also fuse the scale/mask/softmax kernels, though not the two GEMMs around them."};
   x.impact_ns = saving;
+  x.impact_what = "the attention's GPU time beyond a fused attention kernel";
+  x.impact_is_gpu_time = true;
   out.push_back(std::move(x));
 }
 

@@ -76,6 +76,7 @@ void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) 
       "If the collectives are long because a peer arrives late, faster links will not help: load every rank's "
       "trace (whyslow explain rank*.json) to find the straggler."};
   x.impact_ns = exposed;
+  x.impact_what = "the communication no compute hides, per step";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

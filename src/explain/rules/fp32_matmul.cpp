@@ -73,6 +73,8 @@ void rule_fp32_matmul(const Trace& t, const Facts& f, std::vector<Finding>& out)
                 "TF32 tensor cores for fp32 matmuls, ~1e-3 relative error instead of ~1e-6.",
                 "Run the model in bf16 (torch.autocast(\"cuda\", dtype=torch.bfloat16)) where its accuracy allows."};
   x.impact_ns = ns - static_cast<int64_t>(tf32_ns);
+  x.impact_what = "the fp32 GEMMs' GPU time beyond what TF32 would take";
+  x.impact_is_gpu_time = true;
   out.push_back(std::move(x));
 }
 

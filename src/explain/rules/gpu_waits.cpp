@@ -95,6 +95,7 @@ void dependency_wait(const Trace& t, const Facts& f, const BoundScope& b, std::v
                 "work before the wait, or move the dependency earlier so it is ready when the stream reaches it.",
                 "CUDA graphs and a larger batch will not help here: the work is already on the GPU, waiting."};
   x.impact_ns = waited / static_cast<int64_t>(b.windows.size());
+  x.impact_what = "the GPU's idle time with work queued behind a dependency, per window";
   x.impact_basis_ns = mean;
   out.push_back(std::move(x));
 }
@@ -145,6 +146,7 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
                 "pipeline such as DALI).",
                 "If it runs only once (set-up before the first step), keep it out of the profiled loop."};
   x.impact_ns = before ? prefix : tail;
+  x.impact_what = "the GPU's idle time during the block of CPU work, per window";
   x.impact_basis_ns = mean;
   out.push_back(std::move(x));
 }

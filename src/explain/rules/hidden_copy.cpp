@@ -68,6 +68,8 @@ void rule_hidden_copy(const Trace& t, const Facts& f, std::vector<Finding>& out)
                 "With torch.compile, check the generated code for the extern addmm: a (N, N) input forces the copy."};
   for (const CopyRow& c : f.copies.device_to_device) add_mark(x.highlights, c.event);
   x.impact_ns = ns;
+  x.impact_what = "the copies' GPU time";
+  x.impact_is_gpu_time = true;
   out.push_back(std::move(x));
 }
 

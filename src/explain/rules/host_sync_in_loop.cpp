@@ -9,6 +9,7 @@
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
 
 namespace whyslow {
 namespace {
@@ -125,7 +126,13 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
                 "Replace data-dependent Python control flow with tensor ops (torch.where, masking).",
                 "If a value is only logged, log it every N steps, or copy it with non_blocking=True into pinned "
                 "memory and read it later."};
-  x.impact_ns = s.total_wait_ns;
+  // What removing the syncs gives back is the GPU's idle time they cause (the CPU relaunching after
+  // each), not the waits: a wait while the GPU runs queued work costs the step nothing.
+  const BoundScope scope = bound_scope(f);
+  x.impact_ns = scope.mean_ns(IdleCause::Sync);
+  x.impact_basis_ns = scope.windows.empty() ? 0 : scope.total_ns / static_cast<int64_t>(scope.windows.size());
+  x.impact_what = "the GPU's idle time after the syncs, until the CPU's next launch reaches it";
+  x.evidence.push_back(us("gpu_idle_after_sync_us", x.impact_ns));
   out.push_back(std::move(x));
 }
 

@@ -113,6 +113,8 @@ void rule_kernel_variance(const Trace& t, const Facts& f, std::vector<Finding>& 
                 "slows every kernel.",
                 "If the inputs' values matter (sparsity, data-dependent loops), the variance may be real work."};
   x.impact_ns = excess;
+  x.impact_what = "the slower calls' GPU time above the kernel's fastest runs";
+  x.impact_is_gpu_time = true;
   out.push_back(std::move(x));
 }
 

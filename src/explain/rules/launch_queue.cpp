@@ -54,6 +54,7 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
   x.try_next = {"Nothing to fix by itself: read it as where the GPU timeline is relative to the CPU timeline.",
                 "If the CPU later blocks in a synchronize, that wait is this queue draining (see sync_wait)."};
   x.impact_ns = 0;
+  x.impact_what = "a measurement of the queue, not a saving: overhead_bound and dependency_wait measure the idle time";
   out.push_back(std::move(x));
 }
 

@@ -89,6 +89,8 @@ void rule_low_efficiency(const Trace& t, const Facts& f, std::vector<Finding>& o
                 "Shapes that are not multiples of 8/16 keep GEMMs off the fast tensor-core paths: pad them.",
                 "torch.compile can generate a fused, vectorized kernel for memory-bound chains."};
   x.impact_ns = saving;
+  x.impact_what = "the kernels' GPU time above their roofline ceiling";
+  x.impact_is_gpu_time = true;
   out.push_back(std::move(x));
 }
 

@@ -67,6 +67,7 @@ void rule_memory_growth(const Trace& t, const Facts& f, std::vector<Finding>& ou
   x.try_next = {"Accumulate Python numbers, not tensors: running_loss += loss.item() (or loss.detach()).",
                 "Find what is kept: torch.cuda.memory._record_memory_history() then torch.cuda.memory._dump_snapshot() "
                 "after a few steps shows every live tensor with the stack that allocated it."};
+  x.impact_what = "memory, not time: what it gives back is bytes (the evidence says how many)";
   out.push_back(std::move(x));
 }
 

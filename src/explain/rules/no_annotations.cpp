@@ -6,7 +6,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <utility>
 
+#include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -28,15 +30,7 @@ double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<doubl
 // A name for the record_function: a module's class ("nn.Module: HeadLoopAttention_0" →
 // "HeadLoopAttention"), a function's name.
 std::string block_label(const Trace& t, const BlockRow& r) {
-  std::string_view n = t.names.view(r.name);
-  if (r.kind == BlockKind::Module && n.starts_with("nn.Module: ")) {
-    n.remove_prefix(11);
-    const size_t us = n.rfind('_');
-    if (us != std::string_view::npos && us + 1 < n.size() &&
-        n.find_first_not_of("0123456789", us + 1) == std::string_view::npos)
-      n = n.substr(0, us);
-    return std::string(n);
-  }
+  if (r.kind == BlockKind::Module) return std::string(module_class(t.names.view(r.name)));
   return std::string(parse_frame_name(t.names.view(r.location)).function);
 }
 
@@ -90,6 +84,10 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
       return std::max(share(r->cpu_total_ns, b.basis_cpu_ns), share(r->gpu_ns, b.basis_gpu_ns));
     };
     std::stable_sort(places.begin(), places.end(), [&](const BlockRow* a, const BlockRow* c) { return weight(a) > weight(c); });
+    // One record_function in a module's forward or a function names every place it runs: one
+    // entry per group of code, with the group's time.
+    std::vector<uint8_t> seen(b.groups.size(), 0);
+    std::erase_if(places, [&](const BlockRow* r) { return std::exchange(seen[r->group], 1) != 0; });
     if (places.size() > kMaxPlaces) places.resize(kMaxPlaces);
     x.title = fmt::format("Python stacks but no record_function: {} place{} where one would pay off most", places.size(),
                           places.size() == 1 ? "" : "s");
@@ -99,8 +97,15 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
         "hold a real share of the steps:";
     for (const BlockRow* r : places) {
       const std::string location = frame_location(t.names.view(r->location));
-      x.detail += fmt::format("\n  - {} at {}: {:.0f} % of the CPU time, {:.0f} % of the GPU time", t.names.view(r->name),
-                              location, share(r->cpu_total_ns, b.basis_cpu_ns) * 100, share(r->gpu_ns, b.basis_gpu_ns) * 100);
+      const BlockGroup& g = b.groups[r->group];
+      const int64_t cpu_basis = b.basis_cpu_ns * std::max<uint32_t>(1, g.total.threads);
+      x.detail += g.rows.size() > 1
+                      ? fmt::format("\n  - {} at {} ({} places): {:.0f} % of the CPU time, {:.0f} % of the GPU time",
+                                    group_title(g), location, g.rows.size(), share(g.total.cpu_total_ns, cpu_basis) * 100,
+                                    share(g.total.gpu_ns, b.basis_gpu_ns) * 100)
+                      : fmt::format("\n  - {} at {}: {:.0f} % of the CPU time, {:.0f} % of the GPU time",
+                                    t.names.view(r->name), location, share(r->cpu_total_ns, cpu_basis) * 100,
+                                    share(r->gpu_ns, b.basis_gpu_ns) * 100);
       const std::string label = block_label(t, *r);
       x.try_next.push_back(fmt::format("At {}: with torch.profiler.record_function(\"{}\"): around the call, or "
                                        "decorate the function with @torch.profiler.record_function(\"{}\")",
@@ -111,6 +116,7 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
   }
   x.evidence.insert(x.evidence.begin(), {count("annotations", b.annotation_events), count("module_events", b.module_events),
                                          count("python_frames", b.python_frames)});
+  x.impact_what = "a way to read the trace, not a saving";
   out.push_back(std::move(x));
 }
 

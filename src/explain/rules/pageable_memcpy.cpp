@@ -61,6 +61,7 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
                 "non_blocking=True: faster, and the CPU does not wait.",
                 "Reuse one pinned buffer for repeated transfers instead of pinning per step."};
   x.impact_ns = total_ns;
+  x.impact_what = "the blocking copies' time (pinned memory makes them asynchronous)";
   out.push_back(std::move(x));
 }
 

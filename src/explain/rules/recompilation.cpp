@@ -104,6 +104,7 @@ void rule_recompilation(const Trace& t, const Facts& f, std::vector<Finding>& ou
   for (const Compilation& k : c.compilations)
     if (k.step >= 0) add_mark(x.highlights, k.event);
   x.impact_ns = compile_in_steps_ns / static_cast<int64_t>(f.steps.size());
+  x.impact_what = "the compile time inside the steps, per step";
   x.impact_basis_ns = steps_ns / static_cast<int64_t>(f.steps.size());
   out.push_back(std::move(x));
 }

@@ -201,6 +201,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                   "Use lower precision where accuracy allows (bf16/TF32 for matmuls), larger fused kernels "
                   "(torch.compile), or better kernels for the top shapes."};
     x.impact_ns = busy;
+    x.impact_what = "the step's GPU work: only faster or fewer kernels shorten it (the kernel findings say which)";
     x.impact_basis_ns = step;
     out.push_back(std::move(x));
     return;
@@ -240,6 +241,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   }
   x.detail += split;
   x.impact_ns = static_cast<int64_t>(scope.launch * static_cast<double>(step));
+  x.impact_what = "the GPU's idle time waiting for the CPU's launches, per step";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

@@ -95,6 +95,7 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
                 "Balance the work across ranks: equal batch sizes and sequence lengths, no rank-0-only logging or "
                 "checkpointing inside the step."};
   x.impact_ns = cost;
+  x.impact_what = "the other ranks' wait for it that their compute does not hide, per step";
   x.impact_basis_ns = step;
   out.push_back({std::move(x), caused, r.rank, f.cause});
 }

@@ -9,6 +9,7 @@
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
 
 namespace whyslow {
 namespace {
@@ -69,8 +70,13 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                 "that were added for timing.",
                 "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",
                 "Overlap: queue step N+1 before reading back step N's result."};
-  x.impact_ns = wait;
-  x.impact_basis_ns = step;
+  // A wait gives back only the GPU's idle time it causes (the run-ahead lost while the CPU relaunches
+  // after it): waiting while the GPU is busy costs nothing the step would not spend anyway.
+  const BoundScope scope = bound_scope(f);
+  x.impact_ns = scope.mean_ns(IdleCause::Sync);
+  x.impact_basis_ns = scope.windows.empty() ? step : scope.total_ns / static_cast<int64_t>(scope.windows.size());
+  x.impact_what = "the GPU's idle time after the waits, until the CPU's next launch reaches it";
+  x.evidence.push_back(us("gpu_idle_after_sync_us", x.impact_ns));
   out.push_back(std::move(x));
 }
 

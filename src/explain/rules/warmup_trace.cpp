@@ -46,6 +46,7 @@ void rule_warmup_trace(const Trace&, const Facts& f, std::vector<Finding>& out) 
                   "To see what compilation costs and why it recompiles: TORCH_LOGS=recompiles, tlparse."};
   }
   x.impact_ns = 0;  // a statement about the trace, not a cost
+  x.impact_what = "a statement about the trace, not a cost";
   out.push_back(std::move(x));
 }
 

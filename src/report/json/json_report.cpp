@@ -160,16 +160,40 @@ void write_annotations(JsonWriter& w, const Facts& facts) {
 std::string_view attribution_name(uint8_t a) {
   switch (a) {
     case kOwnThread: return "own_thread";
-    case kForwardBackwardLink: return "fwd_bwd_link";
-    case kOpenOnMainThread: return "open_block";
-    default: return "fwd_bwd_link+open_block";
+    default: return "fwd_bwd_link";
   }
+}
+
+// "location": "file:line" of a frame name, or null.
+void write_location(JsonWriter& w, const Trace& trace, NameId frame) {
+  const std::string location = frame == kNoName ? std::string() : frame_location(trace.names.view(frame));
+  w.key("location");
+  location.empty() ? w.null() : w.string(location);
+}
+
+// The numbers a block row and a group (its rows summed) share.
+void write_block_numbers(JsonWriter& w, const BlockRow& r) {
+  w.key("calls").unsigned_integer(r.calls);
+  w.key("cpu_total_us").microseconds(r.cpu_total_ns);
+  w.key("self_cpu_us").microseconds(r.self_cpu_ns);
+  w.key("gpu_us").microseconds(r.gpu_ns);
+  w.key("other_thread_gpu_us").microseconds(r.other_thread_gpu_ns);
+  w.key("kernels").unsigned_integer(r.kernels);
+  w.key("launches").unsigned_integer(r.launches);
+  w.key("attribution").string(attribution_name(r.attribution));
+  w.key("threads").unsigned_integer(r.threads);
+  w.key("repeated_calls").unsigned_integer(r.repeated_calls);
+  w.key("backward_cpu_us").microseconds(r.backward_cpu_ns);
+  w.key("backward_gpu_us").microseconds(r.backward_gpu_ns);
+  w.key("backward_ops").unsigned_integer(r.backward_ops);
+  w.key("backward_kernels").unsigned_integer(r.backward_kernels);
 }
 
 void write_blocks(JsonWriter& w, const Trace& trace, const Facts& facts) {
   const BlockFacts& b = facts.blocks;
   w.key("blocks_basis").begin_object(Layout::Inline);
   w.key("cpu_us").microseconds(b.basis_cpu_ns).key("gpu_us").microseconds(b.basis_gpu_ns);
+  w.key("backward_us").microseconds(b.basis_backward_ns);
   w.end_object();
   w.key("blocks").begin_array();
   for (size_t i = 0; i < b.rows.size(); ++i) {
@@ -178,21 +202,30 @@ void write_blocks(JsonWriter& w, const Trace& trace, const Facts& facts) {
     w.key("id").unsigned_integer(i);
     w.key("name").string(trace.names.view(r.name));
     w.key("kind").string(to_string(r.kind));
-    const std::string location = r.location == kNoName ? std::string() : frame_location(trace.names.view(r.location));
-    w.key("location");
-    location.empty() ? w.null() : w.string(location);
+    write_location(w, trace, r.location);
     w.key("user_code").boolean(r.user_code);
     w.key("parent");
     r.parent == UINT32_MAX ? w.null() : w.unsigned_integer(r.parent);
     w.key("depth").unsigned_integer(r.depth);
-    w.key("calls").unsigned_integer(r.calls);
-    w.key("cpu_total_us").microseconds(r.cpu_total_ns);
-    w.key("self_cpu_us").microseconds(r.self_cpu_ns);
-    w.key("gpu_us").microseconds(r.gpu_ns);
-    w.key("other_thread_gpu_us").microseconds(r.other_thread_gpu_ns);
-    w.key("kernels").unsigned_integer(r.kernels);
-    w.key("launches").unsigned_integer(r.launches);
-    w.key("attribution").string(attribution_name(r.attribution));
+    write_block_numbers(w, r);
+    w.key("group").unsigned_integer(r.group);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("block_groups").begin_array();
+  for (size_t i = 0; i < b.groups.size(); ++i) {
+    const BlockGroup& g = b.groups[i];
+    w.begin_object(Layout::Inline);
+    w.key("id").unsigned_integer(i);
+    w.key("label").string(g.label);
+    w.key("kind").string(to_string(g.kind));
+    write_location(w, trace, g.location);
+    w.key("user_code").boolean(g.user_code);
+    w.key("instances").unsigned_integer(g.instances);
+    w.key("rows").begin_array(Layout::Inline);
+    for (const uint32_t r : g.rows) w.unsigned_integer(r);
+    w.end_array();
+    write_block_numbers(w, g.total);
     w.end_object();
   }
   w.end_array();
@@ -207,6 +240,7 @@ void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const
     w.key("title").string(f.title);
     w.key("detail").string(f.detail);
     w.key("impact_us").microseconds(f.impact_ns);
+    w.key("recoverable_basis").string(f.impact_what);
     w.key("evidence").begin_object();
     for (const Evidence& e : f.evidence) {
       w.key(e.key).begin_object(Layout::Inline);

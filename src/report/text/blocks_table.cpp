@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
@@ -23,6 +24,32 @@ double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<doubl
 
 std::string per_call(uint64_t n, uint64_t calls) {
   return calls == 0 ? "-" : format_number(static_cast<double>(n) / static_cast<double>(calls));
+}
+
+// The code that runs in several places (a module class's instances, a function called from
+// several blocks), summed: what the tree, one row per place, cannot show at a glance.
+std::string groups_table(const Trace& trace, const BlockFacts& b, size_t max_rows) {
+  TextTable t({{"code", Align::Left}, {"kind", Align::Left}, {"places"}, {"calls"}, {"CPU total"}, {"CPU %"}, {"GPU"},
+               {"backward CPU"}, {"backward GPU"}, {"location", Align::Left}});
+  size_t shown = 0;
+  const bool any_backward = std::any_of(b.groups.begin(), b.groups.end(), [](const BlockGroup& g) { return g.total.backward_ops > 0; });
+  for (const BlockGroup& g : b.groups) {
+    if (g.rows.size() < 2) continue;
+    const int64_t cpu_basis = b.basis_cpu_ns * std::max<uint32_t>(1, g.total.threads);
+    if (std::max(share(g.total.cpu_total_ns, cpu_basis), share(g.total.gpu_ns, b.basis_gpu_ns)) < kMinShownShare) continue;
+    t.add_row({shorten(group_title(g), kNameWidth), std::string(to_string(g.kind)), format_count(g.rows.size()),
+               format_count(g.total.calls), human_duration(g.total.cpu_total_ns), human_percent(share(g.total.cpu_total_ns, cpu_basis)),
+               g.total.gpu_ns == 0 ? "-" : human_duration(g.total.gpu_ns),
+               g.total.backward_ops == 0 ? "-" : human_duration(g.total.backward_cpu_ns),
+               g.total.backward_gpu_ns == 0 ? "-" : human_duration(g.total.backward_gpu_ns),
+               g.location == kNoName ? "-" : frame_location(trace.names.view(g.location))});
+    ++shown;
+  }
+  if (shown == 0) return {};
+  return fmt::format("\nCode in several places, summed over them ({} shown; CPU % of the steps' time on the threads it "
+                     "ran on{})\n",
+                     shown, any_backward ? "; backward: autograd's ops made by its forward, linked by sequence number" : "") +
+         t.render(max_rows);
 }
 
 }  // namespace
@@ -50,7 +77,8 @@ std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows
                      human_duration(b.basis_gpu_ns)) +
          t.render(max_rows) +
          (other_threads ? "  * includes GPU work launched on other threads while the block ran (autograd's backward)\n"
-                        : "");
+                        : "") +
+         groups_table(trace, b, max_rows);
 }
 
 }  // namespace whyslow::report

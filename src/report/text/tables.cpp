@@ -22,8 +22,10 @@ std::vector<std::string> step_cells(const StepFacts& s) {
           human_duration(s.duration_ns),
           duration_cell(s.cpu_ns),
           duration_cell(s.sync_wait_ns),
+          duration_cell(s.idle.busy_ns),
+          format_percent(s.idle.busy_ns, s.duration_ns),
           duration_cell(s.gpu_busy_ns),
-          format_percent(s.gpu_busy_ns, s.duration_ns),
+          duration_cell(std::max<int64_t>(0, s.gpu_end_ns - s.end_ns)),
           format_count(s.kernels),
           format_count(s.launches)};
 }
@@ -47,6 +49,8 @@ std::string steps_table(const Facts& facts) {
                {"sync wait"},
                {"GPU busy"},
                {"GPU busy %"},
+               {"launched"},
+               {"runs past end"},
                {"kernels"},
                {"launches"}});
   if (facts.steps.empty()) {
@@ -56,8 +60,9 @@ std::string steps_table(const Facts& facts) {
   }
   for (const StepFacts& s : facts.steps) t.add_row(step_cells(s));
   t.add_footer(step_cells(facts.window));
-  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU; GPU busy counts "
-                     "the work launched in the step\n",
+  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU; GPU busy = GPU work "
+                     "running inside the step (its % of the step); launched = the GPU time of the work launched in "
+                     "the step, which may run past its end (by `runs past end`)\n",
                      facts.steps.size()) +
          t.render(0);
 }
