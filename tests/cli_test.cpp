@@ -26,11 +26,13 @@ struct CliRun {
   std::string out, err;
 };
 
-// `env` and the arguments go through the shell as written: callers quote paths.
+// `env` and the arguments go through the shell as written: callers quote paths. COLUMNS and
+// NO_COLOR come only from `env`, never from the environment the tests run in.
 CliRun whyslow(const std::string& args, const std::string& env = "") {
   TempDir dir;
   const std::string out = dir.path("out"), err = dir.path("err");
-  const std::string cmd = env + " '" + std::string(WHYSLOW_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd = "env -u COLUMNS -u NO_COLOR " + env + " '" + std::string(WHYSLOW_BINARY) + "' " + args +
+                          " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::read_file(out), testing::read_file(err)};
 }
@@ -84,7 +86,7 @@ TEST(Cli, MarkersAreColouredOnATerminalUnlessNoColor) {
   TempDir dir;
   auto on_terminal = [&](const std::string& env) {
     const std::string out = dir.path("typescript");
-    const std::string cmd = "script -qec \"env TERM=xterm " + env + " '" + std::string(WHYSLOW_BINARY) +
+    const std::string cmd = "script -qec \"env -u NO_COLOR TERM=xterm " + env + " '" + std::string(WHYSLOW_BINARY) +
                             "' explain --rows 1 '" + kTrace + "'\" '" + out + "' >/dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return testing::read_file(out);
