@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian packages whyslow builds with, only those that are missing; packages named
-# as arguments are installed too (CI's sanitizer job adds its compiler: scripts/ci_sanitizers.sh).
+# Installs the Debian packages whyslow builds with, only those that are missing.
+#   scripts/setup.sh --cli   what building the `whyslow` command needs, nothing more (scripts/demo.sh)
+#   scripts/setup.sh [PKG…]  everything the tests need too (scripts/test.sh), and the packages named
+#                            (CI's sanitizer job adds its compiler: scripts/ci_sanitizers.sh)
 set -euo pipefail
-# chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s).
+# The command: a compiler, CMake, Ninja, and the libraries it links (ISA-L: gzip traces inflate
+# about 3x faster than through zlib).
+cli_packages=(build-essential cmake ninja-build pkg-config
+              libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev)
+# The tests, on top of those:
+# libgtest-dev: the C++ tests; python3: the Python oracles and test drivers;
+# chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s);
 # python3-dev, python3-venv, pybind11-dev: `pip install .` (the Python module, python/); python3-torch
-# (1.13, CPU-only; with its dependencies ~280 packages) and python3-pandas: the python_binding test's real client.
+# (1.13, CPU-only; with its dependencies ~280 packages) and python3-pandas: the python_binding test's real client;
 # libopenmpi-dev, openmpi-bin: whyslow-mpi and its test (mpirun).
-packages=(build-essential cmake ninja-build pkg-config python3
-          libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev libgtest-dev chromium
-          python3-dev python3-venv pybind11-dev python3-torch python3-pandas
-          libopenmpi-dev openmpi-bin "$@")
+test_packages=(python3 libgtest-dev chromium
+               python3-dev python3-venv pybind11-dev python3-torch python3-pandas
+               libopenmpi-dev openmpi-bin)
+if [ "${1:-}" = "--cli" ]; then
+  packages=("${cli_packages[@]}")
+else
+  packages=("${cli_packages[@]}" "${test_packages[@]}" "$@")
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,10 @@ cmake, ninja, g++, pybind11-dev, python3-dev), so the install works offline.
 The CMake build lives in build/python-<tag>/ in the source tree and is kept between installs, so a
 reinstall rebuilds only what changed. Environment: CMAKE_BUILD_PARALLEL_LEVEL (default 2, the
 development machine's cores), WHYSLOW_PYTHON_BUILD_DIR to build elsewhere.
+
+pip shows a backend's output only with -v, and a first build takes minutes: the build's progress
+("[34/120] Building …") is also written, one line redrawn in place, to the terminal pip runs in
+(/dev/tty), when there is one.
 """
 import base64
 import hashlib
@@ -22,6 +26,7 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE_DIR = os.path.join(ROOT, "python", "whyslow")
 DEFAULT_JOBS = "2"
+DEFAULT_COLUMNS = 80
 
 
 def _project():
@@ -41,6 +46,32 @@ def _metadata(project):
     return "\n".join(lines) + "\n"
 
 
+def _terminal():
+    """The terminal pip was started from, or None (CI, a pipe, no controlling terminal)."""
+    try:
+        return open("/dev/tty", "w")
+    except OSError:
+        return None
+
+
+def _run_showing_progress(command):
+    """Runs `command`; its output goes to stderr (pip's log: shown with -v and when the build
+    fails) and its latest line to the terminal, redrawn in place."""
+    terminal = _terminal()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as build:
+        for line in build.stdout:
+            sys.stderr.write(line)
+            if terminal:
+                width = (os.get_terminal_size(terminal.fileno()).columns or DEFAULT_COLUMNS) - 1  # 0: a pty that never said
+                terminal.write("\r\x1b[K" + ("whyslow: " + line.rstrip())[:width])
+                terminal.flush()
+    if terminal:
+        terminal.write("\r\x1b[K")
+        terminal.close()
+    if build.returncode != 0:
+        raise subprocess.CalledProcessError(build.returncode, command)
+
+
 def _build_module():
     tag = "-".join(_tags())
     build_dir = os.environ.get("WHYSLOW_PYTHON_BUILD_DIR") or os.path.join(ROOT, "build", "python-" + tag)
@@ -56,7 +87,7 @@ def _build_module():
     else:  # keep the cache; re-run so changed options and new files are seen
         subprocess.run(["cmake", build_dir, f"-DPython3_EXECUTABLE={sys.executable}"], check=True, stdout=sys.stderr)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", DEFAULT_JOBS)
-    subprocess.run(["cmake", "--build", build_dir, "--target", "_whyslow", "-j", jobs], check=True, stdout=sys.stderr)
+    _run_showing_progress(["cmake", "--build", build_dir, "--target", "_whyslow", "-j", jobs])
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     module = os.path.join(build_dir, "src", "bindings", "python", "_whyslow" + suffix)
     if not os.path.exists(module):

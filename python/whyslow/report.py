@@ -1,12 +1,13 @@
-"""Report and Diff: what `whyslow.explain` and `whyslow.diff` return. The numbers and words are the
-C++ core's: .json() is the `whyslow explain --json` document (docs/JSON.md), .text() what the CLI
-prints, .save_html() the `whyslow report` page; the tables are read from the JSON document."""
+"""Report, Ranks and Diff: what `whyslow.explain` and `whyslow.diff` return. The numbers and words
+are the C++ core's: .json() is the `whyslow explain --json` document (docs/JSON.md) as a dict and
+.json_text() as text, .text() what the CLI prints, .save_html() the `whyslow report` page; the
+tables are read from the JSON document."""
 import html
 import json
 import os
 
 from . import _whyslow
-from .sources import is_profiler, trace_path
+from .sources import NOTHING_RECORDED, is_profiler, one_trace_path, path_list, profiler_trace
 from .tables import as_table
 
 # Rows per table in .text(), as the CLI prints by default (`--rows`); 0 prints all.
@@ -29,22 +30,34 @@ def _peaks_arg(peaks):
     return "" if peaks is None else os.fspath(peaks)
 
 
-class Report:
-    """One trace, analyzed and explained."""
+class _Document:
+    """What Report, Ranks and Diff share: the C++ core's analysis and its JSON document."""
 
-    def __init__(self, analysis, path):
+    def __init__(self, analysis):
         self._analysis = analysis
-        self.path = path
         self._doc = None
 
     def _document(self):
+        """The JSON document, parsed once, for the tables."""
         if self._doc is None:
             self._doc = json.loads(self._analysis.json())
         return self._doc
 
     def json(self):
-        """The `whyslow explain --json` document (schema: docs/JSON.md), as text."""
+        """The `--json` document (schema: docs/JSON.md) as a dict of the caller's own."""
+        return json.loads(self.json_text())
+
+    def json_text(self):
+        """The `--json` document as the CLI prints it."""
         return self._analysis.json()
+
+
+class Report(_Document):
+    """One trace, analyzed and explained."""
+
+    def __init__(self, analysis, path):
+        super().__init__(analysis)
+        self.path = path
 
     def text(self, rows=DEFAULT_TEXT_ROWS):
         """What `whyslow explain` prints; rows per table (0: all)."""
@@ -65,6 +78,8 @@ class Report:
 
     @property
     def steps(self):
+        """One row per ProfilerStep: duration, CPU, sync wait, GPU busy, kernels, launches (the JSON
+        schema's `steps`; no rows for a trace without steps)."""
         return as_table(self._document()["steps"])
 
     @property
@@ -74,12 +89,34 @@ class Report:
 
     @property
     def kernels(self):
+        """One row per kernel name: calls, total/mean/min/max time, grid, block, registers, shared memory."""
         return as_table(self._document()["kernels"])
 
     @property
     def annotations(self):
         """One row per record_function block name."""
         return as_table(self._document()["annotations"])
+
+    @property
+    def blocks(self):
+        """Your code as a tree (record_function blocks, nn.Modules, your Python frames): one row per
+        block, parents before children, with calls, CPU total and self, GPU time, kernels, launches
+        and file:line (the JSON schema's `blocks`)."""
+        return as_table(self._document()["blocks"])
+
+    @property
+    def loops(self):
+        """The loops inside steps (or a stepless trace): one row per loop, its marker, iterations,
+        first and median iteration, tokens/s; each iteration is a row of .iterations."""
+        return as_table([{k: v for k, v in l.items() if k != "each"} for l in self._document()["loops"]])
+
+    @property
+    def cpu_time(self):
+        """The CPU time of each step's thread by category (data_loading, sync_wait, allocator, launch,
+        compile, profiler, python, dispatch, cpu_compute, other) in µs: one row per step, the
+        categories summing to its duration (docs/JSON.md, "CPU time by category")."""
+        return as_table([dict(step=s["name"], duration_us=s["duration_us"], **s["cpu_breakdown_us"])
+                         for s in self._document()["steps"]])
 
     @property
     def memory(self):
@@ -121,22 +158,19 @@ class Report:
         return _inline_page(self.html())
 
 
-class Diff:
+class Diff(_Document):
     """Two traces compared (`whyslow diff A B`): did the change pay?"""
 
-    def __init__(self, comparison):
-        self._comparison = comparison
-
-    def json(self):
-        return self._comparison.json()
-
     def text(self, rows=DEFAULT_TEXT_ROWS):
-        return self._comparison.text(rows)
+        """What `whyslow diff` prints; rows per kernel table (0: all)."""
+        return self._analysis.text(rows)
 
     def html(self):
-        return self._comparison.html()
+        """The `whyslow report A B` comparison page: self-contained HTML."""
+        return self._analysis.html()
 
     def save_html(self, path):
+        """Writes the comparison page to `path`, whole or not at all."""
         _whyslow.write_file(os.fspath(path), self.html(), [])
 
     def __str__(self):
@@ -149,28 +183,66 @@ class Diff:
         return _inline_page(self.html())
 
 
-def explain(source, peaks=None, step=None):
-    """Analyzes one trace and explains it.
+class Ranks(_Document):
+    """A job's ranks explained together (`whyslow explain R0 R1 …`): per-rank step, compute,
+    communication and CPU, the collectives lined up across ranks, the straggler."""
 
-    source: a trace file path (plain or .gz), a one-element list of paths, or a live
-        torch.profiler.profile (exported to a temporary file, removed afterwards).
-    peaks: a measured-ceilings file (`--peaks`), or None for the datasheet's.
-    step: analyze only ProfilerStep#step (`--step`), or None for the whole trace.
-    Raises whyslow.TraceError (a ValueError with .kind and .byte_offset) for a trace it cannot read.
+    def text(self):
+        """What `whyslow explain R0 R1 …` prints."""
+        return self._analysis.text()
+
+    @property
+    def findings(self):
+        """The cross-rank findings (the straggler), most important first: dicts as in the JSON."""
+        return self._document()["findings"]
+
+    @property
+    def ranks(self):
+        """One row per rank, in rank order: its path, steps, median step, compute, communication,
+        exposed communication, clock offset, lateness; its own findings are in .json()."""
+        return as_table([{k: v for k, v in r.items() if k not in ("findings", "cpu_breakdown_us")}
+                         for r in self._document()["ranks"]])
+
+    def __str__(self):
+        return self.text()
+
+    def __repr__(self):
+        doc = self._document()
+        return f"<whyslow.Ranks: {len(doc['ranks'])} ranks, {len(doc['findings'])} findings>"
+
+
+def explain(source, *more, peaks=None, step=None):
+    """Analyzes a trace and explains it, as `whyslow explain` does.
+
+    source: a trace file (plain or .gz); a folder or a glob: one trace in it is explained, several
+        ranks of one job are explained together (a Ranks), several runs that are not ranks raise
+        TraceError naming whyslow.diff; a list of paths (the same); or a live torch.profiler.profile,
+        called after its `with` block (exported to a temporary file, removed afterwards).
+    peaks: a measured-ceilings file (`--peaks`), or None for the datasheet's. Keyword only.
+    step: analyze only ProfilerStep#step (`--step`), or None for the whole trace. Keyword only.
+    Returns a Report (one trace) or a Ranks. Raises whyslow.TraceError (a ValueError with .kind and
+    .byte_offset) for a trace it cannot read, ValueError for a profiler still recording or one that
+    recorded nothing.
     """
-    with trace_path(source) as path:
-        label = PROFILER_LABEL if is_profiler(source) else ""
-        analysis = _whyslow.analyze(path, _peaks_arg(peaks), -1 if step is None else int(step), label)
-    report = Report(analysis, path)
-    if is_profiler(source) and report._document()["trace"]["events"] == 0:
-        raise ValueError(
-            "whyslow: the torch.profiler.profile exported no events. With a schedule it holds only what "
-            "its latest cycle recorded, nothing when the loop ended in a new cycle's wait: give "
-            "schedule(..., repeat=1), or export in on_trace_ready and pass the file")
-    return report
+    if more:
+        raise TypeError("whyslow.explain takes one source (a trace, a folder, a list of a job's ranks or a "
+                        f"profiler), got {1 + len(more)}; to compare two runs use whyslow.diff(a, b), and give "
+                        "peaks= and step= by name")
+    step_arg = -1 if step is None else int(step)
+    if is_profiler(source):
+        with profiler_trace(source) as path:
+            report = Report(_whyslow.analyze(path, _peaks_arg(peaks), step_arg, PROFILER_LABEL), path)
+        if report._document()["trace"]["events"] == 0:
+            raise ValueError("whyslow: the torch.profiler.profile exported no events: " + NOTHING_RECORDED)
+        return report
+    paths, one_trace = _whyslow.trace_paths(path_list(source))
+    if one_trace:
+        return Report(_whyslow.analyze(paths[0], _peaks_arg(peaks), step_arg, ""), paths[0])
+    return Ranks(_whyslow.analyze_ranks(paths, _peaks_arg(peaks), step_arg))
 
 
-def diff(a, b, peaks=None):
-    """Compares trace A (the baseline) with trace B (the change), each a path or a profiler."""
-    with trace_path(a) as path_a, trace_path(b) as path_b:
+def diff(a, b, *, peaks=None):
+    """Compares trace A (the baseline) with trace B (the change), each a path or a profiler, as
+    `whyslow diff A B` does. peaks: a measured-ceilings file, keyword only."""
+    with one_trace_path(a) as path_a, one_trace_path(b) as path_b:
         return Diff(_whyslow.compare(path_a, path_b, _peaks_arg(peaks)))

@@ -1,10 +1,17 @@
-"""What `explain` and `diff` accept as a trace: a path (str or os.PathLike, plain or .gz), a list of
-paths, or a live torch.profiler.profile object, which is exported to a temporary file that is
-removed afterwards."""
+"""What `explain` and `diff` accept as a trace: a path (str or os.PathLike, plain or .gz), a folder
+or a glob of traces, a list of those, or a live torch.profiler.profile object, which is exported to
+a temporary file that is removed afterwards."""
 import contextlib
 import os
 import shutil
 import tempfile
+
+# What a profile object that recorded nothing means, and what to do (torch's own errors say neither).
+NOTHING_RECORDED = (
+    "the profiler recorded nothing. The usual reasons: a schedule that never reached an active step "
+    "(fewer prof.step() calls than wait + warmup + 1), or, with a schedule that repeats, a loop that ended "
+    "in a new cycle's wait (give schedule(..., repeat=1)); or an export before the profiler stopped. "
+    "Call whyslow.explain(prof) after the `with profile(...)` block, or export in on_trace_ready and pass the file")
 
 
 def is_profiler(source):
@@ -14,28 +21,48 @@ def is_profiler(source):
 
 
 @contextlib.contextmanager
-def trace_path(source):
-    """Yields the path of one trace file for `source`."""
-    if is_profiler(source):
-        tmp = tempfile.mkdtemp(prefix="whyslow_")
+def profiler_trace(profiler):
+    """Yields the path of `profiler`'s trace, exported to a temporary folder removed afterwards.
+    Raises ValueError, saying why, for a profiler still recording or one that recorded nothing."""
+    tmp = tempfile.mkdtemp(prefix="whyslow_")
+    try:
+        path = os.path.join(tmp, "trace.json")
         try:
-            path = os.path.join(tmp, "trace.json")
-            source.export_chrome_trace(path)
+            profiler.export_chrome_trace(path)
+        except RuntimeError as e:  # torch: "Profiler didn't finish running"
+            raise ValueError("whyslow: the profiler is still recording: call whyslow.explain(prof) after the "
+                             "`with profile(...)` block, not inside it") from e
+        except AssertionError as e:  # torch asserts on a profile object that never started recording
+            raise ValueError("whyslow: " + NOTHING_RECORDED) from e
+        yield path
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def path_list(source):
+    """`source` (a path, or a list or tuple of them) as a list of str."""
+    items = list(source) if isinstance(source, (list, tuple)) else [source]
+    if not items:
+        raise ValueError("whyslow: no trace given (an empty list)")
+    paths = []
+    for item in items:
+        if isinstance(item, bytes):
+            item = os.fsdecode(item)
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError("whyslow: expected a trace path (str or os.PathLike), a folder, a list of paths or a "
+                            f"torch.profiler.profile, got {type(item).__name__}")
+        paths.append(os.fspath(item))
+    return paths
+
+
+@contextlib.contextmanager
+def one_trace_path(source):
+    """Yields the path of the one trace `source` is: a path, or a live profiler exported."""
+    if is_profiler(source):
+        with profiler_trace(source) as path:
             yield path
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
         return
-    if isinstance(source, (list, tuple)):
-        if len(source) == 0:
-            raise ValueError("whyslow: no trace given (an empty list)")
-        if len(source) > 1:
-            raise NotImplementedError(
-                f"whyslow: {len(source)} traces given; analyzing several ranks of one job together is not "
-                "in this build yet: pass one trace at a time")
-        source = source[0]
-    if isinstance(source, bytes):
-        source = os.fsdecode(source)
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError("whyslow: expected a trace path (str or os.PathLike), a list of paths or a "
-                        f"torch.profiler.profile, got {type(source).__name__}")
-    yield os.fspath(source)
+    paths = path_list(source)
+    if len(paths) > 1:
+        raise ValueError(f"whyslow: {len(paths)} traces given where one is compared; pass one path each")
+    yield paths[0]

@@ -25,10 +25,13 @@ Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
 Command add_digest_command(CLI::App& app);    // digest_command.cpp
 
-// `explain` of several ranks (ranks_command.cpp); is_one_trace: the arguments name one file.
-bool is_one_trace(const std::vector<std::string>& args);
+// `explain` of several ranks (ranks_command.cpp), over the paths the arguments name (files, a
+// folder's traces, a glob's matches: trace/trace_set.hpp). is_one_trace: they are one trace file,
+// to explain on its own. explain_ranks: the ranks view, or exit code 2 when they are not the
+// ranks of one job (several runs: it names `whyslow diff`).
+bool is_one_trace(const std::vector<std::string>& paths);
 struct CommonOptions;
-int explain_ranks(const CommonOptions& o, const std::vector<std::string>& args);
+int explain_ranks(const CommonOptions& o, const std::vector<std::string>& paths);
 
 // Writes a whole output file (report) that must not replace any of `inputs`; says so on stderr.
 // Exit code 1 when it cannot be written.

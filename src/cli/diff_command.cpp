@@ -1,5 +1,4 @@
 // `whyslow diff A B`: did the change pay?
-#include <cstdio>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -18,11 +17,11 @@ Command add_diff_command(CLI::App& app) {
   add_json(cmd, *o);
   add_allow_truncated(cmd, *o);
   add_rows(cmd, *o, "rows per kernel table (0: all)");
+  add_text_output(cmd, *o);
   return {cmd, [o, path_b] {
             const AnalyzedPair p = load_and_analyze_pair(*o, *path_b);
             const Diff d = diff_traces(p.a.trace, p.a.facts, p.b.trace, p.b.facts);
-            const std::string out = o->json ? render_diff_json(d) : render_diff_text(d, o->text);
-            std::fwrite(out.data(), 1, out.size(), stdout);
+            print_output(o->json ? render_diff_json(d) : render_diff_text(d, o->text), o->json, o->terminal);
             return 0;
           }};
 }

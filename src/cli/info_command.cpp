@@ -1,11 +1,13 @@
 // `whyslow info`: what the trace holds, events per track and devices; no analysis.
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "pipeline/pipeline.hpp"
+#include "report/json/json_report.hpp"
 #include "common/terminal_text.hpp"
 
 namespace whyslow::cli {
@@ -14,8 +16,14 @@ Command add_info_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   CLI::App* cmd = app.add_subcommand("info", "what the trace holds: events, tracks, devices");
   add_trace_input(cmd, *o);
+  cmd->add_flag("--json", o->json, "print JSON (docs/JSON.md, \"whyslow info --json\") instead of text");
   return {cmd, [o] {
             const Trace trace = load_with_notes(o->path, load_options_for(*o, o->path));
+            if (o->json) {
+              const std::string out = render_info_json(trace);
+              std::fwrite(out.data(), 1, out.size(), stdout);
+              return 0;
+            }
             // Names come from the trace: printable() keeps their control characters off the terminal.
             fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", printable(trace.path), trace.size(),
                        trace.tracks.size(), trace.devices.size(), trace.input_bytes);

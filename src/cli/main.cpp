@@ -4,7 +4,9 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "cli/subcommand_typo.hpp"
 #include "common/process_memory.hpp"
+#include "report/json/schema.hpp"
 #include "trace/load_error.hpp"
 
 int main(int argc, char** argv) {
@@ -12,9 +14,14 @@ int main(int argc, char** argv) {
   whyslow::return_large_blocks_to_the_system();
   CLI::App app{"whyslow: reads a torch.profiler / Kineto trace and says, with numbers, why the program is slow"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "whyslow " + std::string(whyslow::kWhyslowVersion));
   const std::vector<Command> commands = {add_explain_command(app), add_ops_command(app),    add_kernels_command(app),
                                          add_info_command(app),    add_diff_command(app),   add_report_command(app),
                                          add_annotate_command(app), add_digest_command(app)};
+  if (const std::optional<std::string> typo = unknown_subcommand(app, argc, argv)) {
+    fmt::print(stderr, "whyslow: error: {}\n", *typo);
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,6 +35,14 @@ void add_json(CLI::App* cmd, CommonOptions& o) {
   cmd->add_flag("--json", o.json, "print JSON (schema: docs/JSON.md) instead of text");
 }
 
+void add_text_output(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_flag("--wide", o.wide, "lines as long as they are (prose at 100 columns), not cut at the terminal's width");
+  cmd->parse_complete_callback([&o] {
+    o.terminal = stdout_style(o.wide);
+    o.text.line_width = prose_width(o.terminal);
+  });
+}
+
 void add_explain_inputs(CLI::App* cmd, CommonOptions& o, std::vector<std::string>& traces) {
   cmd->add_option("trace", traces, "trace file(s): Kineto / Chrome-trace JSON, plain or .gz; several, a folder or a "
                                    "glob: one per rank (a digest counts as a rank: docs/DIGEST.md)")
@@ -42,6 +50,7 @@ void add_explain_inputs(CLI::App* cmd, CommonOptions& o, std::vector<std::string
   add_allow_truncated(cmd, o);
   add_rows(cmd, o);
   add_json(cmd, o);
+  add_text_output(cmd, o);
   add_peaks(cmd, o);
   add_step(cmd, o);
 }

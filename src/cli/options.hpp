@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/terminal_style.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/text/text_report.hpp"
 
@@ -15,6 +16,8 @@ namespace whyslow::cli {
 struct CommonOptions : AnalysisOptions {
   TextOptions text;
   bool json = false;
+  bool wide = false;       // --wide
+  TerminalStyle terminal;  // stdout's, once the command line is parsed (add_text_output)
 };
 
 // The trace argument (and --allow-truncated) of a subcommand that reads one trace.
@@ -25,6 +28,9 @@ void add_allow_truncated(CLI::App* cmd, CommonOptions& o);
 void add_peaks(CLI::App* cmd, CommonOptions& o);
 void add_step(CLI::App* cmd, CommonOptions& o);
 void add_json(CLI::App* cmd, CommonOptions& o);
+// --wide, and stdout's width and colour (terminal_style.hpp) settled once the command is parsed:
+// o.terminal, and o.text.line_width for the prose.
+void add_text_output(CLI::App* cmd, CommonOptions& o);
 // explain's inputs and options, shared by `whyslow explain` and `whyslow-mpi explain`: the traces
 // (files, folders, globs, digests), --allow-truncated, --rows, --json, --peaks, --step.
 void add_explain_inputs(CLI::App* cmd, CommonOptions& o, std::vector<std::string>& traces);

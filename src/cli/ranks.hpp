@@ -14,8 +14,8 @@ namespace whyslow::cli {
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o);
 // Every path summarized, the traces loaded in parallel (trace_set.hpp); in `paths` order.
 std::vector<RankSummary> summarize_ranks(const std::vector<std::string>& paths, const CommonOptions& o);
-// The cross-rank passes and rules over the summaries, printed as text or JSON. Throws UsageError
-// for a summary without a rank, or two that claim one rank.
+// The cross-rank passes and rules over the summaries (ranks_of_one_job: LoadError when they are
+// not one job's ranks), printed as text or JSON.
 int print_ranks_report(std::vector<RankSummary> summaries, const CommonOptions& o);
 
 }  // namespace whyslow::cli

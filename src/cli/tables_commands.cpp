@@ -1,16 +1,14 @@
 // `whyslow ops` and `whyslow kernels`: one table each, as text or as the JSON report.
-#include <cstdio>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/json/json_report.hpp"
+#include "trace/trace_set.hpp"
 
 namespace whyslow::cli {
 namespace {
-
-void print(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
 
 using TextTable = std::string (*)(const Analyzed&, const TextOptions&);
 
@@ -20,11 +18,12 @@ Command add_table_command(CLI::App& app, const char* name, const char* what, Tex
   add_trace_input(cmd, *o);
   add_rows(cmd, *o);
   add_json(cmd, *o);
+  add_text_output(cmd, *o);
   add_peaks(cmd, *o);
   add_step(cmd, *o);
   return {cmd, [o, table] {
             const Analyzed x = load_and_analyze(*o);
-            print(o->json ? render_json(x.trace, x.facts, x.findings) : table(x, o->text));
+            print_output(o->json ? render_json(x.trace, x.facts, x.findings) : table(x, o->text), o->json, o->terminal);
             return 0;
           }};
 }
@@ -49,10 +48,14 @@ Command add_explain_command(CLI::App& app) {
                                                 "several traces (files, a folder, a glob): a job's ranks together");
   add_explain_inputs(cmd, *o, *traces);
   return {cmd, [o, traces] {
-            if (!is_one_trace(*traces)) return explain_ranks(*o, *traces);
-            o->path = traces->front();
+            // A folder or a glob of one trace (tensorboard_trace_handler's after one run) is that trace.
+            const std::vector<std::string> paths = expand_trace_paths(*traces);
+            if (!is_one_trace(paths)) return explain_ranks(*o, paths);
+            o->path = paths.front();
             const Analyzed x = load_and_analyze(*o);
-            print(o->json ? render_json(x.trace, x.facts, x.findings) : render_explain_text(x.trace, x.facts, x.findings, o->text));
+            print_output(o->json ? render_json(x.trace, x.facts, x.findings)
+                                 : render_explain_text(x.trace, x.facts, x.findings, o->text),
+                         o->json, o->terminal);
             return 0;
           }};
 }

@@ -18,6 +18,7 @@
 #include "mpi/gather.hpp"
 #include "mpi/partition.hpp"
 #include "report/digest/digest_file.hpp"
+#include "report/format.hpp"
 #include "trace/load_error.hpp"
 #include "trace/trace_set.hpp"
 
@@ -75,6 +76,10 @@ int run(int argc, char** argv, int rank, int processes) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 1;
   }
+  // mpirun gives each process a pty of its own, not the user's terminal: whyslow-mpi prints what
+  // `whyslow explain` prints into a pipe (no width, no colour), whatever its stdout claims to be.
+  o.terminal = {};
+  o.text.line_width = report::kDefaultLineWidth;
   // Every process expands the arguments and sizes the files itself (one shared filesystem), so
   // all compute the same split without a message.
   std::vector<std::string> paths;

@@ -147,6 +147,26 @@ std::string shorten(std::string_view name, size_t max_width) {
   return out;
 }
 
+std::string truncate_lines(std::string_view text, size_t width) {
+  if (width == 0) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    if (display_width(line) > width) {
+      out += line.substr(0, head_bytes(line, width - 1));
+      out += "…";
+    } else {
+      out += line;
+    }
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 std::vector<std::string> wrap(std::string_view text, size_t width) {
   std::vector<std::string> lines;
   while (true) {

@@ -36,6 +36,14 @@ size_t display_width(std::string_view utf8);
 // Names that fit come back unchanged, except that control characters become spaces.
 std::string shorten(std::string_view name, size_t max_width);
 
+// Prose (findings, verdicts) wraps at 100 columns unless told otherwise: what a pipe and
+// `--wide` get, and what a terminal at least that wide shows.
+inline constexpr size_t kDefaultLineWidth = 100;
+
+// Each line of `text` wider than `width` columns is cut to `width - 1` columns and "…": a wide
+// table fits a narrow terminal, its right-hand columns in `--wide`. `width` 0: unchanged.
+std::string truncate_lines(std::string_view text, size_t width);
+
 // Greedy word wrap into lines of at most `width` columns (a longer word gets its own line).
 // Newlines in `text` start a new line.
 std::vector<std::string> wrap(std::string_view text, size_t width);

@@ -7,6 +7,7 @@
 
 #include "analysis/ranks/cross_rank.hpp"
 #include "explain/explain_ranks.hpp"
+#include "report/format.hpp"
 
 namespace whyslow {
 
@@ -23,6 +24,7 @@ struct RanksReport {
 };
 
 std::string render_ranks_json(const RanksReport& report);
-std::string render_ranks_text(const RanksReport& report);
+// line_width: the columns its prose wraps at (TextOptions::line_width).
+std::string render_ranks_text(const RanksReport& report, size_t line_width);
 
 }  // namespace whyslow

@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,29 +48,47 @@ def rows(table):
 
 
 def cli(*args):
-    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+    """The CLI's output through a pipe, as the binding's text is: no COLUMNS to fit."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def check_same_as_cli(report, path, what):
     """The binding runs the CLI's pipeline and renderers: the same file prints the same bytes."""
     check(report.text() == cli("explain", path), f"{what}: text() is `whyslow explain`'s output")
-    check(report.json() == cli("explain", "--json", path), f"{what}: json() is `whyslow explain --json`'s output")
+    check(report.json_text() == cli("explain", "--json", path), f"{what}: json_text() is `whyslow explain --json`'s output")
+
+
+TABLES = ("steps", "ops", "kernels", "annotations", "blocks", "loops", "cpu_time", "memory", "gpu_idle", "iterations")
 
 
 def check_report_surface(report, what):
-    doc = json.loads(report.json())
+    doc = report.json()
+    check(isinstance(doc, dict) and doc == json.loads(report.json_text()), f"{what}: json() is the document as a dict")
+    doc["findings"] = None
+    check(report.json()["findings"] is not None, f"{what}: json() is the caller's own copy")
+    doc = report.json()
     check(report.findings == doc["findings"], f"{what}: findings are the JSON document's")
     for f in report.findings:
         check(isinstance(f, dict) and {"id", "severity", "title"} <= set(f), f"{what}: a finding has id, severity, title")
     try:
         import pandas
-        for name in ("steps", "ops", "kernels", "annotations"):
+        for name in TABLES:
             check(isinstance(getattr(report, name), pandas.DataFrame), f"{what}: .{name} is a DataFrame")
     except ImportError:
-        for name in ("steps", "ops", "kernels", "annotations"):
+        for name in TABLES:
             check(isinstance(getattr(report, name), list), f"{what}: .{name} is a list without pandas")
+    for name in TABLES:
+        check(getattr(type(report), name).__doc__, f"{what}: .{name} is documented")
     for name in ("steps", "ops", "kernels", "annotations"):
         check(rows(getattr(report, name)) == doc[name], f"{what}: .{name} holds the JSON document's rows")
+    # pandas reads a block's null parent and location as NaN: the rows are compared by name and numbers.
+    check([(r["name"], r["calls"], r["cpu_total_us"]) for r in rows(report.blocks)] ==
+          [(b["name"], b["calls"], b["cpu_total_us"]) for b in doc["blocks"]], f"{what}: .blocks holds the JSON's blocks")
+    categories = rows(report.cpu_time)
+    check(len(categories) == len(doc["steps"]) and all(
+        close(sum(v for k, v in r.items() if k not in ("step", "duration_us")), r["duration_us"]) for r in categories),
+        f"{what}: .cpu_time has a row per step, its categories summing to the step")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         print(report)
@@ -114,9 +133,19 @@ def check_errors():
             check(e.kind == "io" and "missing.json" in str(e), f"missing file: {e}")
         try:
             whyslow.explain([LEGACY, LEGACY])
-            check(False, "several ranks raise until multi-rank analysis exists")
-        except NotImplementedError as e:
-            check("2 traces" in str(e), f"several ranks: {e}")
+            check(False, "two runs that are not ranks raise")
+        except whyslow.TraceError as e:
+            check("2 traces that are not the ranks of one job" in str(e) and "whyslow diff" in str(e), f"two runs: {e}")
+        try:
+            whyslow.explain(LEGACY, LEGACY)
+            check(False, "a second positional argument raises")
+        except TypeError as e:
+            check("whyslow.diff" in str(e), f"explain(a, b): {e}")
+        try:
+            whyslow.explain(LEGACY, None, 1)
+            check(False, "peaks and step are keyword-only")
+        except TypeError:
+            pass
         try:
             whyslow.explain(LEGACY, step=99)
             check(False, "a step the trace lacks raises")
@@ -182,11 +211,18 @@ def check_legacy_fixture():
     check({"forward", "backward", "optimizer"} <= names, f"legacy fixture: record_function blocks {names}")
     check(any(r["name"] == "aten::addmm" for r in rows(report.ops)), "legacy fixture: ATen ops")
     check(len(rows(whyslow.explain([LEGACY]).steps)) == 3, "a one-element list is that trace")
+    with tempfile.TemporaryDirectory() as tmp:  # what tensorboard_trace_handler leaves after one run
+        shutil.copy(LEGACY, os.path.join(tmp, "host_1.1700000000.pt.trace.json.gz"))
+        check(len(rows(whyslow.explain(tmp).steps)) == 3, "a folder of one trace is that trace")
+    ranks = whyslow.explain(os.path.join(FIXTURES, "ranks"))
+    check(isinstance(ranks, whyslow.Ranks) and [r["rank"] for r in rows(ranks.ranks)] == [0, 2],
+          "a folder of a job's ranks is explained together")
+    check(ranks.text() == cli("explain", os.path.join(FIXTURES, "ranks")), "the ranks' text is `whyslow explain DIR`'s")
     check_same_as_cli(report, LEGACY, "legacy fixture")
     check_report_surface(report, "legacy fixture")
     d = whyslow.diff(LEGACY, LEGACY)
     check(d.text() == cli("diff", LEGACY, LEGACY), "diff text is `whyslow diff`'s")
-    check(json.loads(d.json()) == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
+    check(d.json() == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
 
 
 def check_memory_fixture():
@@ -216,7 +252,7 @@ def check_inference_fixture():
     check(len(iterations) == truth["forwards"], f"inference fixture: {len(iterations)} iterations, one per forward")
     idle = rows(report.gpu_idle)
     check(len(idle) == 1 and idle[0]["window"] == "whole trace", "inference fixture: the stepless window's idle row")
-    doc = json.loads(report.json())
+    doc = report.json()
     parts = sum(v for k, v in idle[0].items() if k.endswith("_us"))
     check(close(parts, doc["trace"]["window_us"]), "inference fixture: busy + idle causes = the window")
     check(report.findings[0]["id"] == "overhead_bound", "inference fixture: overhead-bound per decode pass")
@@ -242,6 +278,29 @@ def check_empty_profiler(torch):
         check(False, "a profiler that exported no events raises")
     except ValueError as e:
         check("exported no events" in str(e) and "repeat=1" in str(e), f"empty profiler: {e}")
+
+
+def check_profiler_misuse(torch):
+    """explain() inside the `with profile()` block, and on a schedule that never reached an active
+    step: a ValueError that says what happened, not torch's bare RuntimeError or AssertionError."""
+    from torch.profiler import ProfilerActivity, profile, schedule
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        torch.randn(8).sum()
+        try:
+            whyslow.explain(prof)
+            check(False, "explain() inside the with block raises")
+        except ValueError as e:
+            check("still recording" in str(e) and "after the `with profile(...)` block" in str(e), f"inside: {e}")
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=5, warmup=1, active=1, repeat=1)) as prof:
+        for _ in range(2):
+            torch.randn(8).sum()
+            prof.step()
+    try:
+        whyslow.explain(prof)
+        check(False, "a schedule that never reached an active step raises")
+    except ValueError as e:
+        check(not isinstance(e, AssertionError) and "recorded nothing" in str(e) and "active step" in str(e),
+              f"never active: {e}")
 
 
 def check_data_loading(report, prof, what):
@@ -315,13 +374,14 @@ def main():
     check_report_surface(live, "live profiler")
     check_data_loading(live, prof, "live profiler")
     check_empty_profiler(torch)
+    check_profiler_misuse(torch)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
         exported = whyslow.explain(path)
         check_against_key_averages(exported, prof, "exported file")
         check_same_as_cli(exported, path, "exported file")
-        a, b = json.loads(live.json()), json.loads(exported.json())
+        a, b = live.json(), exported.json()
         check(a["trace"]["path"] == "<torch.profiler.profile>", "a live profiler's report names it, not a temporary file")
         a["trace"].pop("path"), b["trace"].pop("path")
         check(a == b, "the live profiler and its exported file give the same report")

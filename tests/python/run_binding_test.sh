@@ -11,6 +11,8 @@ venv="$work_dir/venv"
 rm -rf "$venv"
 "$python" -m venv --system-site-packages "$venv"
 # --no-index: nothing comes from PyPI; the backend (python/build_backend/) needs no package.
-"$venv/bin/python" -m pip install --no-index --disable-pip-version-check -q "$source_dir"
+# setsid: no controlling terminal, so the backend's progress line (drawn on /dev/tty for a user's
+# `pip install .`) stays off the terminal ctest runs in.
+setsid -w "$venv/bin/python" -m pip install --no-index --disable-pip-version-check -q "$source_dir"
 cd "$work_dir"  # not the source tree: `import whyslow` must find the installed package
 exec "$venv/bin/python" "$source_dir/tests/python/binding_test.py" "$cli" "$fixtures"

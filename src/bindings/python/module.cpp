@@ -12,10 +12,12 @@
 
 #include "output/output_file.hpp"
 #include "pipeline/pipeline.hpp"
+#include "report/digest/ranks_job.hpp"
 #include "report/html/report.hpp"
 #include "report/json/json_report.hpp"
 #include "report/text/text_report.hpp"
 #include "trace/load_error.hpp"
+#include "trace/trace_set.hpp"
 
 namespace py = pybind11;
 
@@ -75,6 +77,17 @@ class Comparison {
   Diff d_;
 };
 
+// A job's ranks explained together (`whyslow explain R0 R1 …`).
+class RanksAnalysis {
+ public:
+  explicit RanksAnalysis(RanksReport r) : r_(std::move(r)) {}
+  std::string json() const { return render_ranks_json(r_); }
+  std::string text() const { return render_ranks_text(r_, report::kDefaultLineWidth); }
+
+ private:
+  RanksReport r_;
+};
+
 AnalysisOptions options_for(const std::string& path, const std::string& peaks, int step) {
   AnalysisOptions o;
   o.path = path;
@@ -118,6 +131,9 @@ PYBIND11_MODULE(_whyslow, m) {
       .def("json", &Analysis::json, py::call_guard<py::gil_scoped_release>())
       .def("text", &Analysis::text, py::arg("max_rows"), py::call_guard<py::gil_scoped_release>())
       .def("html", &Analysis::html, py::call_guard<py::gil_scoped_release>());
+  py::class_<RanksAnalysis>(m, "RanksAnalysis")
+      .def("json", &RanksAnalysis::json, py::call_guard<py::gil_scoped_release>())
+      .def("text", &RanksAnalysis::text, py::call_guard<py::gil_scoped_release>());
   py::class_<Comparison>(m, "Comparison")
       .def("json", &Comparison::json, py::call_guard<py::gil_scoped_release>())
       .def("text", &Comparison::text, py::arg("max_rows"), py::call_guard<py::gil_scoped_release>())
@@ -138,6 +154,37 @@ PYBIND11_MODULE(_whyslow, m) {
       py::arg("path"), py::arg("peaks") = "", py::arg("step") = -1, py::arg("label") = "",
       "load, analyze and explain one trace (the CLI's load_and_analyze); `label` names it in the "
       "reports in place of the path (a live profiler's temporary file)");
+  m.def(
+      "trace_paths",
+      [](const std::vector<std::string>& args) {
+        std::vector<std::string> paths = expand_trace_paths(args);
+        const bool one_trace = paths.size() == 1 && !is_digest_file(paths[0]);
+        return py::make_tuple(paths, one_trace);
+      },
+      py::arg("args"),
+      "(paths, one_trace): the trace files that files, folders and globs name, as `whyslow explain` reads "
+      "them; one_trace when they are one trace to explain on its own (not a digest)");
+  m.def(
+      "analyze_ranks",
+      [](const std::vector<std::string>& paths, const std::string& peaks, int step) {
+        Notes notes;
+        auto result = without_gil([&] {
+          std::vector<RankSummary> summaries;
+          for (const std::string& path : paths) {
+            if (is_digest_file(path)) {
+              summaries.push_back(read_digest_file(path));
+              continue;
+            }
+            const Analyzed x = load_and_analyze(options_for(path, peaks, step), notes.sink());
+            summaries.push_back(rank_summary(x.trace, x.facts, x.findings));
+          }
+          return std::make_unique<RanksAnalysis>(ranks_of_one_job(std::move(summaries)));
+        });
+        notes.warn();
+        return result;
+      },
+      py::arg("paths"), py::arg("peaks") = "", py::arg("step") = -1,
+      "a job's ranks (traces or digests) explained together; TraceError when they are not one job's ranks");
   m.def(
       "compare",
       [](const std::string& a, const std::string& b, const std::string& peaks) {

@@ -16,14 +16,12 @@ namespace {
 
 using namespace report;
 
-constexpr size_t kLineWidth = 100;
-
 // `text` wrapped under `prefix`; continuation lines are indented as far as the prefix, so a
 // bullet or label appears once.
-void append_paragraph(std::string& out, std::string_view text, std::string_view prefix) {
+void append_paragraph(std::string& out, std::string_view text, std::string_view prefix, size_t line_width) {
   const std::string hang(display_width(prefix), ' ');
   bool first = true;
-  for (const std::string& line : wrap(text, kLineWidth - hang.size())) {
+  for (const std::string& line : wrap(text, line_width - hang.size())) {
     out += (first ? std::string(prefix) : hang) + line + "\n";
     first = false;
   }
@@ -125,7 +123,7 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
                                 d.b.path, d.b.device.empty() ? "" : "  (" + d.b.device + ")");
   if (!d.mismatches.empty()) {
     out += "\nBefore comparing:\n";
-    for (const std::string& m : d.mismatches) append_paragraph(out, m, "  - ");
+    for (const std::string& m : d.mismatches) append_paragraph(out, m, "  - ", options.line_width);
   }
   const Verdict& v = d.verdict;
   out += "\nVerdict";
@@ -138,10 +136,10 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
   else if (v.comparable)
     out += fmt::format(": {} is faster (confidence {})\n", v.faster == "b" ? "B" : "A", v.confidence);
   else out += ": none (the traces are not comparable)\n";
-  append_paragraph(out, v.summary, "  ");
+  append_paragraph(out, v.summary, "  ", options.line_width);
   if (!v.try_next.empty()) {
     out += "  try:\n";
-    for (const std::string& t : v.try_next) append_paragraph(out, t, "    - ");
+    for (const std::string& t : v.try_next) append_paragraph(out, t, "    - ", options.line_width);
   }
 
   out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
@@ -158,7 +156,7 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
 
   if (!d.replacements.empty() || !d.alignment_note.empty()) {
     out += "\nWhat B does instead (aligning a typical step of each; memsets do not count as a pass over data)\n";
-    if (!d.alignment_note.empty()) append_paragraph(out, d.alignment_note, "  ");
+    if (!d.alignment_note.empty()) append_paragraph(out, d.alignment_note, "  ", options.line_width);
     for (const Replacement& r : d.replacements) {
       std::string how;
       if (r.fusion == "kernel") how = fmt::format("fused at the kernel level: {} GPU operations become {}", r.a_work.size(), r.b_work.size());
@@ -167,9 +165,9 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
       else if (r.fusion == "removed") how = "gone in B";
       else if (r.fusion == "added") how = "new in B";
       else how = "different kernels for the same work";
-      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.a_work), human_duration(r.a_ns), ops_list(r.a_ops)), "  - A: ");
-      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.b_work), human_duration(r.b_ns), ops_list(r.b_ops)), "    B: ");
-      append_paragraph(out, how, "    → ");
+      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.a_work), human_duration(r.a_ns), ops_list(r.a_ops)), "  - A: ", options.line_width);
+      append_paragraph(out, fmt::format("{} ({}, from {})", work_list(r.b_work), human_duration(r.b_ns), ops_list(r.b_ops)), "    B: ", options.line_width);
+      append_paragraph(out, how, "    → ", options.line_width);
     }
   }
 

@@ -10,6 +10,7 @@
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/text_report.hpp"
+#include "report/text/severity_marker.hpp"
 #include "report/text/tables.hpp"
 
 namespace whyslow {
@@ -17,17 +18,7 @@ namespace {
 
 using namespace report;
 
-constexpr size_t kLineWidth = 100;
 constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
-
-std::string_view marker(Severity s) {
-  switch (s) {
-    case Severity::Critical: return "[!!]";
-    case Severity::Warning: return "[!] ";
-    case Severity::Info: return "[i] ";
-  }
-  return "[?] ";
-}
 
 // "NVIDIA H200", "8 × NVIDIA H200", "no GPU described in the trace".
 std::string device_summary(const Trace& trace) {
@@ -81,10 +72,9 @@ std::string header(const Trace& trace, const Facts& facts) {
 }
 
 void append_wrapped(std::string& out, std::string_view text, std::string_view first_prefix,
-                    std::string_view prefix) {
-  const size_t width = kLineWidth - display_width(prefix);
+                    std::string_view prefix, size_t line_width) {
   bool first = true;
-  for (const std::string& line : wrap(text, width)) {
+  for (const std::string& line : wrap(text, line_width - display_width(prefix))) {
     out += first ? first_prefix : prefix;
     out += line;
     out += '\n';
@@ -94,7 +84,7 @@ void append_wrapped(std::string& out, std::string_view text, std::string_view fi
 
 // The detail paragraph, line by line: a line keeps its leading spaces, and a "- " bullet
 // wraps under its own text.
-void append_detail(std::string& out, std::string_view detail) {
+void append_detail(std::string& out, std::string_view detail, size_t line_width) {
   while (!detail.empty()) {
     const size_t nl = detail.find('\n');
     std::string_view line = detail.substr(0, nl);
@@ -102,7 +92,7 @@ void append_detail(std::string& out, std::string_view detail) {
     line.remove_prefix(lead);
     const std::string first = std::string(kIndent) + std::string(lead, ' ');
     const std::string rest = first + (line.starts_with("- ") ? "  " : "");
-    append_wrapped(out, line, first, rest);
+    append_wrapped(out, line, first, rest, line_width);
     detail.remove_prefix(nl == std::string_view::npos ? detail.size() : nl + 1);
   }
 }
@@ -136,7 +126,7 @@ std::string evidence_pair(const Evidence& e) {
 }
 
 // Pairs joined with ", ", broken between pairs so a pair is never split across lines.
-void append_evidence(std::string& out, const std::vector<Evidence>& evidence) {
+void append_evidence(std::string& out, const std::vector<Evidence>& evidence, size_t line_width) {
   if (evidence.empty()) return;
   const std::string lead = std::string(kIndent) + "evidence: ";
   const std::string cont(display_width(lead), ' ');
@@ -144,7 +134,7 @@ void append_evidence(std::string& out, const std::vector<Evidence>& evidence) {
   bool line_empty = true;
   for (size_t i = 0; i < evidence.size(); ++i) {
     const std::string pair = evidence_pair(evidence[i]) + (i + 1 < evidence.size() ? "," : "");
-    if (!line_empty && display_width(line) + 1 + display_width(pair) > kLineWidth) {
+    if (!line_empty && display_width(line) + 1 + display_width(pair) > line_width) {
       out += line + '\n';
       line = cont;
       line_empty = true;
@@ -189,15 +179,16 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
   }
 }
 
-void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f) {
-  append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", marker(f.severity)), kIndent);
-  append_detail(out, f.detail);
-  append_evidence(out, f.evidence);
+void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width) {
+  append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", severity_marker(f.severity)), kIndent,
+                 line_width);
+  append_detail(out, f.detail, line_width);
+  append_evidence(out, f.evidence, line_width);
   append_events(out, trace, facts, f.events);
   if (!f.try_next.empty()) {
     out += std::string(kIndent) + "try:\n";
     const std::string bullet = std::string(kIndent) + "  - ", hang(display_width(bullet), ' ');
-    for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang);
+    for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang, line_width);
   }
 }
 
@@ -210,9 +201,9 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   if (findings.empty()) {
     out += "No problems found: no rule matched this trace. The tables below show where the time went.\n\n";
   } else {
-    out += fmt::format("Findings ({}), most important first\n\n", findings.size());
+    out += fmt::format("Findings ({}), most important first: {}\n\n", findings.size(), kSeverityLegend);
     for (const Finding& f : findings) {
-      append_finding(out, trace, facts, f);
+      append_finding(out, trace, facts, f, options.line_width);
       out += '\n';
     }
   }

@@ -6,25 +6,22 @@
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/ranks_report.hpp"
+#include "report/text/severity_marker.hpp"
 #include "report/text/text_table.hpp"
 
 namespace whyslow {
 namespace {
 
-constexpr size_t kLineWidth = 100;
 constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
 
-void append_wrapped(std::string& out, std::string_view text, std::string_view first, std::string_view rest) {
+void append_wrapped(std::string& out, std::string_view text, std::string_view first, std::string_view rest,
+                    size_t line_width) {
   bool is_first = true;
-  for (const std::string& line : report::wrap(text, kLineWidth - rest.size())) {
+  for (const std::string& line : report::wrap(text, line_width - rest.size())) {
     out += is_first ? first : rest;
     out += line + '\n';
     is_first = false;
   }
-}
-
-std::string_view marker(Severity s) {
-  return s == Severity::Critical ? "[!!]" : s == Severity::Warning ? "[!] " : "[i] ";
 }
 
 // The CPU category that holds the most of a rank's median step.
@@ -37,19 +34,20 @@ std::string top_cpu(const RankDigest& d) {
 
 }  // namespace
 
-std::string render_ranks_text(const RanksReport& rep) {
+std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
   const CrossRankFacts& f = rep.facts;
   std::string out = fmt::format("whyslow explain: {} ranks · {} collectives on every rank (matched by {})", f.ranks.size(),
                                 f.collectives.size(), f.matched_by_seq ? "group + seq" : "order within group");
   if (!f.collectives.empty())
     out += fmt::format(" · arrival skew median {}, max {}", human_duration(f.median_skew_ns), human_duration(f.max_skew_ns));
   out += "\n\n";
+  if (!rep.findings.empty()) out += fmt::format("Findings across ranks: {}\n\n", kSeverityLegend);
   for (const RankFinding& rf : rep.findings) {
     const Finding& x = rf.finding;
-    append_wrapped(out, fmt::format("{} [{}] {}", marker(x.severity), to_string(x.id), x.title), "", kIndent);
-    append_wrapped(out, x.detail, kIndent, kIndent);
+    append_wrapped(out, fmt::format("{} [{}] {}", severity_marker(x.severity), to_string(x.id), x.title), "", kIndent, line_width);
+    append_wrapped(out, x.detail, kIndent, kIndent, line_width);
     out += std::string(kIndent) + "try:\n";
-    for (const std::string& t : x.try_next) append_wrapped(out, t, std::string(kIndent) + "  - ", std::string(kIndent) + "    ");
+    for (const std::string& t : x.try_next) append_wrapped(out, t, std::string(kIndent) + "  - ", std::string(kIndent) + "    ", line_width);
     out += '\n';
   }
   if (rep.findings.empty()) out += "No straggler: no rank arrives last often and late enough to hold the others back.\n\n";

@@ -7,11 +7,13 @@
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
 #include "explain/finding.hpp"
+#include "report/format.hpp"
 
 namespace whyslow {
 
 struct TextOptions {
   size_t max_rows = 15;  // rows per table; 0 = all
+  size_t line_width = report::kDefaultLineWidth;  // columns prose wraps at (a terminal's, when narrower)
 };
 
 // `whyslow explain`: findings first, then the steps, kernels, ops and annotation tables.

@@ -1,0 +1,52 @@
+#include "report/digest/ranks_job.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "trace/load_error.hpp"
+#include "trace/trace_set.hpp"
+
+namespace whyslow {
+namespace {
+
+[[noreturn]] void throw_not_one_job(size_t traces, const std::string& why) {
+  throw LoadError(LoadError::Kind::Schema,
+                  fmt::format("{} traces that are not the ranks of one job ({}): explain them one at a time "
+                              "(whyslow explain TRACE), or compare two runs with `whyslow diff A B`",
+                              traces, why),
+                  0);
+}
+
+}  // namespace
+
+RankSummary rank_summary(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings) {
+  RankSummary s{make_digest(trace, facts, rank_of(trace)), {}};
+  for (const Finding& f : findings) s.findings.push_back({f.id, f.severity, f.title});
+  return s;
+}
+
+RanksReport ranks_of_one_job(std::vector<RankSummary> summaries) {
+  for (const RankSummary& s : summaries)
+    if (s.digest.rank < 0)
+      throw_not_one_job(summaries.size(),
+                        s.digest.path + " has no rank in distributedInfo nor in its file name (rank-N, workerN)");
+  // The report lists ranks in rank order, as cross_rank() does.
+  std::stable_sort(summaries.begin(), summaries.end(),
+                   [](const RankSummary& a, const RankSummary& b) { return a.digest.rank < b.digest.rank; });
+  for (size_t i = 1; i < summaries.size(); ++i)
+    if (summaries[i].digest.rank == summaries[i - 1].digest.rank)
+      throw_not_one_job(summaries.size(), fmt::format("{} and {} are both rank {}", summaries[i - 1].digest.path,
+                                                      summaries[i].digest.path, summaries[i].digest.rank));
+  RanksReport rep;
+  std::vector<RankDigest> digests;
+  for (RankSummary& s : summaries) {
+    rep.rank_findings.push_back(std::move(s.findings));
+    digests.push_back(std::move(s.digest));
+  }
+  rep.facts = cross_rank(std::move(digests));  // distinct ranks, checked above
+  rep.findings = explain_ranks(rep.facts);
+  return rep;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,155 @@
+// The command line a newcomer meets first (issue 30): --version, a typo'd subcommand, text fitted
+// to the terminal (COLUMNS, --wide), the severity legend, colour on a terminal (NO_COLOR), `report`
+// without -o, `info --json`, and `explain DIR` for the folders people have.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "loader_test_util.hpp"
+#include "report/format.hpp"
+
+namespace whyslow {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+const std::string kTrace = std::string(WHYSLOW_FIXTURES) + "/torch/mm_bias_64_fp32_cold.json.gz";
+const std::string kRanks = std::string(WHYSLOW_FIXTURES) + "/ranks";
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// `env` and the arguments go through the shell as written: callers quote paths. COLUMNS and
+// NO_COLOR come only from `env`, never from the environment the tests run in.
+CliRun whyslow(const std::string& args, const std::string& env = "") {
+  TempDir dir;
+  const std::string out = dir.path("out"), err = dir.path("err");
+  const std::string cmd = "env -u COLUMNS -u NO_COLOR " + env + " '" + std::string(WHYSLOW_BINARY) + "' " + args +
+                          " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::read_file(out), testing::read_file(err)};
+}
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+size_t widest_line(const std::string& text) {
+  std::istringstream in(text);
+  size_t widest = 0;
+  for (std::string line; std::getline(in, line);) widest = std::max(widest, report::display_width(line));
+  return widest;
+}
+
+TEST(Cli, VersionSaysTheProjectVersion) {
+  const CliRun r = whyslow("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "whyslow 0.1.0\n");
+}
+
+TEST(Cli, ATypoedSubcommandGetsTheClosestName) {
+  const CliRun r = whyslow("explian " + quoted(kTrace));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "whyslow: error: unknown subcommand 'explian', did you mean 'explain'?\n");
+  const CliRun far = whyslow("trace.json");
+  EXPECT_EQ(far.status, 1);
+  EXPECT_NE(far.err.find("unknown subcommand 'trace.json'; the subcommands are explain, ops"), std::string::npos) << far.err;
+}
+
+TEST(Cli, TextFitsColumnsAndWideKeepsItAsItWas) {
+  const CliRun piped = whyslow("explain " + quoted(kTrace));
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_GT(widest_line(piped.out), 100u);  // the tables: a pipe gets them whole
+  const CliRun narrow = whyslow("explain " + quoted(kTrace), "COLUMNS=80");
+  ASSERT_EQ(narrow.status, 0) << narrow.err;
+  EXPECT_LE(widest_line(narrow.out), 80u) << narrow.out;
+  EXPECT_NE(narrow.out.find("…\n"), std::string::npos);  // a table cut, said so
+  // The prose is wrapped at 80, not cut: every word of the first finding's title is there.
+  EXPECT_NE(narrow.out.find("one-off start-up"), std::string::npos) << narrow.out;
+  const CliRun wide = whyslow("explain --wide " + quoted(kTrace), "COLUMNS=80");
+  EXPECT_EQ(wide.out, piped.out);
+}
+
+TEST(Cli, FindingsSayWhatTheMarkersMean) {
+  const CliRun r = whyslow("explain " + quoted(kTrace));
+  EXPECT_NE(r.out.find("most important first: [!!] critical, [!] warning, [i] information\n"), std::string::npos) << r.out;
+}
+
+// Colour needs a terminal: script(1) gives the command one.
+TEST(Cli, MarkersAreColouredOnATerminalUnlessNoColor) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) to give a terminal";
+  TempDir dir;
+  auto on_terminal = [&](const std::string& env) {
+    const std::string out = dir.path("typescript");
+    const std::string cmd = "script -qec \"env -u NO_COLOR TERM=xterm " + env + " '" + std::string(WHYSLOW_BINARY) +
+                            "' explain --rows 1 '" + kTrace + "'\" '" + out + "' >/dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return testing::read_file(out);
+  };
+  EXPECT_NE(on_terminal("").find("\x1b[1;31m[!!]\x1b[0m"), std::string::npos);
+  EXPECT_EQ(on_terminal("NO_COLOR=1").find("\x1b["), std::string::npos);
+  EXPECT_EQ(whyslow("explain " + quoted(kTrace)).out.find("\x1b["), std::string::npos);  // a pipe: none
+}
+
+TEST(Cli, ReportWithoutOutputWritesBesideTheTrace) {
+  TempDir dir;
+  const std::string trace = dir.path("run.json.gz");
+  fs::copy_file(kTrace, trace);
+  const CliRun r = whyslow("report " + quoted(trace));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.path("run.html"))) << r.err;
+  EXPECT_NE(r.err.find("wrote " + dir.path("run.html")), std::string::npos) << r.err;
+  const CliRun pair = whyslow("report " + quoted(trace) + " " + quoted(kTrace));
+  EXPECT_EQ(pair.status, 0) << pair.err;
+  EXPECT_TRUE(fs::exists(dir.path("run-vs-mm_bias_64_fp32_cold.html"))) << pair.err;
+}
+
+TEST(Cli, InfoJsonListsTracksAndDevices) {
+  const CliRun r = whyslow("info --json " + quoted(kTrace));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"events\": 151"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"name\": \"NVIDIA H200\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"kind\": \"gpu\""), std::string::npos) << r.out;
+}
+
+// The folder tensorboard_trace_handler("tb") writes: one trace after one run, several after several.
+TEST(ExplainFolder, OneTraceIsExplained) {
+  TempDir dir;
+  fs::copy_file(kTrace, dir.path("host_123.1700000000.pt.trace.json.gz"));
+  const CliRun folder = whyslow("explain " + quoted(dir.path("")));
+  EXPECT_EQ(folder.status, 0) << folder.err;
+  const CliRun file = whyslow("explain " + quoted(kTrace));
+  EXPECT_EQ(folder.out.substr(folder.out.find('\n')), file.out.substr(file.out.find('\n')));  // all but the path line
+}
+
+TEST(ExplainFolder, RanksOfOneJobGetTheRanksView) {
+  const CliRun r = whyslow("explain " + quoted(kRanks));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("whyslow explain: 2 ranks"), std::string::npos) << r.out;
+}
+
+TEST(ExplainFolder, RunsThatAreNotRanksNameDiff) {
+  TempDir dir;
+  fs::copy_file(kTrace, dir.path("a.json.gz"));
+  fs::copy_file(kTrace, dir.path("b.json.gz"));
+  const CliRun folder = whyslow("explain " + quoted(dir.path("")));
+  EXPECT_EQ(folder.status, 2);
+  EXPECT_NE(folder.err.find("2 traces that are not the ranks of one job"), std::string::npos) << folder.err;
+  EXPECT_NE(folder.err.find("whyslow diff A B"), std::string::npos) << folder.err;
+  const CliRun files = whyslow("explain " + quoted(dir.path("a.json.gz")) + " " + quoted(dir.path("b.json.gz")));
+  EXPECT_EQ(files.status, 2);
+  EXPECT_EQ(files.err, folder.err);
+  // Two copies of one rank: not one job either.
+  fs::copy_file(kRanks + "/dlrm_worker0.json.gz", dir.path("again_worker0.json.gz"));
+  const CliRun twice = whyslow("explain " + quoted(kRanks + "/dlrm_worker0.json.gz") + " " + quoted(dir.path("again_worker0.json.gz")));
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find("are both rank 0"), std::string::npos) << twice.err;
+}
+
+}  // namespace
+}  // namespace whyslow
