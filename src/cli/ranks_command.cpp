@@ -36,7 +36,7 @@ RankSummary summarize_loaded(Trace&& trace, const CommonOptions& o) {
 }  // namespace
 
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o) {
-  if (is_digest_file(path)) return read_digest_file(path);
+  if (is_digest_file(path)) return read_digest_file(path, o.load.max_value_bytes);
   return summarize_loaded(load_with_notes(path, o.load), o);
 }
 
@@ -46,7 +46,7 @@ std::vector<RankSummary> summarize_ranks(const std::vector<std::string>& paths, 
   std::vector<size_t> trace_index;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (is_digest_file(paths[i])) {
-      summaries[i] = read_digest_file(paths[i]);
+      summaries[i] = read_digest_file(paths[i], o.load.max_value_bytes);
     } else {
       traces.push_back(paths[i]);
       trace_index.push_back(i);
