@@ -1,7 +1,7 @@
 // The one file writer (src/output/output_file.hpp) and the commands that use it (issue 10 items
-// 3, 4, 5): outputs whole or not at all, never over an input (by name, hard link or symbolic
-// link), never through a link, special files written in place, a failed write removed and its
-// cause named.
+// 3, 4, 5; issue 32 item 6): outputs whole or not at all, never over an input (by name, hard
+// link or symbolic link), never through a link, special files written in place, a failed write
+// (to a file or to stdout) removing what was half written, and the cause named.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -215,6 +215,26 @@ TEST(OutputCommands, DevStdoutIsWrittenWhenItIsAPipe) {
   const int status = std::system((cmd + " 2>'" + dir.path("err.txt") + "'").c_str());
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_NE(testing::read_file(dir.path("err.txt")).find("symbolic link"), std::string::npos);
+}
+
+// Issue 32 item 6: a report written to a full stdout (/dev/full) exited 0.
+TEST(OutputCommands, AFailedWriteToStdoutIsAnError) {
+  TempDir dir;
+  const std::string input = dir.write("t.json", small_trace());
+  const std::string ranks = std::string(WHYSLOW_FIXTURES) + "/ranks/";
+  const std::vector<std::string> commands = {
+      "explain '" + input + "'", "explain --json '" + input + "'", "digest '" + input + "'", "info '" + input + "'",
+      "explain '" + ranks + "dlrm_worker0.json.gz' '" + ranks + "dlrm_worker2.json.gz'",
+  };
+  for (const std::string& c : commands) {
+    SCOPED_TRACE(c);
+    const std::string err = dir.path("err.txt");
+    const int status = std::system((whyslow(c) + " >/dev/full 2>'" + err + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    EXPECT_NE(testing::read_file(err).find("cannot write the output to stdout: "), std::string::npos)
+        << testing::read_file(err);
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
 #include "common/process_memory.hpp"
@@ -114,7 +115,7 @@ int run(int argc, char** argv, int rank, int processes) {
   const auto results = mpi::gather_results(summarize_share(inputs, share, o), MPI_COMM_WORLD);
   if (rank != 0) return 0;
   try {
-    return report(paths, results, o);
+    return cli::finish_stdout(report(paths, results, o));
   } catch (const LoadError& e) {
     fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
     return 2;
