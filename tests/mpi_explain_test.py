@@ -43,8 +43,9 @@ def main():
         run([sys.executable, os.path.join(source, "tools", "make_rank_traces.py"), traces, str(RANKS),
              os.path.join(fixtures, "dlrm_worker0.json.gz"), os.path.join(fixtures, "dlrm_worker2.json.gz"),
              "--straggler", str(STRAGGLER), "--delay-us", str(DELAY_US)])
+        # truth.json stays beside the ranks, as the README's workflow leaves it: not a trace, it is
+        # left out with a note (issue 32 item 10), not an error.
         truth = json.load(open(os.path.join(traces, "truth.json")))
-        os.remove(os.path.join(traces, "truth.json"))
 
         for flags in ([], ["--json"]):
             alone = run([whyslow, "explain", traces] + flags).stdout
@@ -66,13 +67,12 @@ def main():
 
         digests = os.path.join(work, "digests")
         os.mkdir(digests)
-        for name in sorted(os.listdir(traces)):
+        for name in sorted(n for n in os.listdir(traces) if n != "truth.json"):
             run([whyslow, "digest", os.path.join(traces, name), "-o", os.path.join(digests, name + ".digest.json")])
         from_digests = run([whyslow, "explain", digests, "--json"]).stdout
         if from_digests != alone:
             sys.exit(f"FAIL: the digests' report differs from the traces'\n{from_digests}")
 
-        bad = os.path.join(traces, "rank-9999.pt.trace.json")
         # Issue 32 item 2: the processes start in different working folders. Where process 0's
         # glob matches nothing, all stop together (it hung: the others waited in the gather); where
         # only the others' does, they read process 0's files all the same (it mixed two folders).
@@ -90,6 +90,7 @@ def main():
         if here != run([whyslow] + glob_args, cwd=traces).stdout:
             sys.exit(f"FAIL: processes in another folder changed the report\n{here}")
 
+        bad = os.path.join(traces, "rank-9999.pt.trace.json")
         with open(bad, "w") as f:
             f.write('{"traceEvents": [{"ph": "X", "ts": 1, ')
         p = run(mpi + ["explain", traces], env=MPI_ENV, expect=2)

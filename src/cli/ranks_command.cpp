@@ -1,5 +1,7 @@
 // `whyslow explain r0.json r1.json …` (or a folder, or a glob): every rank loaded, analyzed and
 // explained on its own thread and reduced to its digest; then the cross-rank passes.
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
+#include "common/terminal_text.hpp"
 #include "pipeline/pipeline.hpp"
 #include "explain/explain_ranks.hpp"
 #include "report/ranks_report.hpp"
@@ -34,6 +37,15 @@ RankSummary summarize_loaded(Trace&& trace, const CommonOptions& o) {
 }
 
 }  // namespace
+
+std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args) {
+  return expand_trace_paths(args, [](const std::string& path) {
+    if (is_digest_file(path) || holds_trace_events(path)) return true;
+    fmt::print(stderr, "whyslow: note: {}: neither a trace nor a digest (no \"traceEvents\"), left out\n",
+               printable(path));
+    return false;
+  });
+}
 
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o) {
   if (is_digest_file(path)) return read_digest_file(path, o.load.max_value_bytes);
@@ -88,7 +100,7 @@ int print_ranks_report(std::vector<RankSummary> summaries, const CommonOptions& 
 }
 
 int explain_ranks(const CommonOptions& o, const std::vector<std::string>& args) {
-  return print_ranks_report(summarize_ranks(expand_trace_paths(args), o), o);
+  return print_ranks_report(summarize_ranks(expand_rank_paths(args), o), o);
 }
 
 }  // namespace whyslow::cli

@@ -94,7 +94,7 @@ int run(int argc, char** argv, int rank, int processes) {
       [&] {
         mpi::InputList list;
         try {
-          list.paths = expand_trace_paths(args);
+          list.paths = cli::expand_rank_paths(args);
         } catch (const std::exception& e) {  // LoadError (nothing matches), a folder that cannot be listed
           list.error = e.what();
         }
