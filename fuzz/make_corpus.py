@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the fuzz seed corpus, fuzz/corpus/: the reproducers of issue 10 and small excerpts of
-the test fixtures (tests/fixtures/). Run from anywhere: python3 fuzz/make_corpus.py
+"""Writes the fuzz seed corpora: fuzz/corpus/ (traces: the reproducers of issues 10 and 32 and
+small excerpts of the test fixtures, tests/fixtures/) and fuzz/corpus_digest/ (digests: a valid
+one and issue 32's hostile ones). Run from anywhere: python3 fuzz/make_corpus.py
 The seeds are small on purpose (libFuzzer mutates small inputs fastest; the corpus stays
 < 200 KB in the repository). Rerunning it rewrites the same files."""
 import gzip
@@ -10,6 +11,7 @@ import shutil
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "corpus")
+DIGEST_OUT = os.path.join(ROOT, "fuzz", "corpus_digest")
 
 # Issue 10's reproducers, byte for byte, and a few shapes of input the loader treats specially.
 SEEDS = {
@@ -54,6 +56,41 @@ SEEDS = {
         '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":5,"External id":9}},'
         '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":3,"dur":4,"args":{"correlation":5,"External id":9,'
         '"grid":[1,1,1],"block":[128,1,1],"registers per thread":32,"shared memory":0}}]}',
+    # Issue 32's reproducers.
+    "begin_end_pairs.json":
+        '{"traceEvents": [{"ph":"B","name":"outer","pid":1,"tid":1,"ts":1},{"ph":"B","name":"inner","pid":1,"tid":1,"ts":2},'
+        '{"ph":"E","pid":1,"tid":1,"ts":3},{"ph":"E","pid":1,"tid":2,"ts":4},{"ph":"E","pid":1,"tid":1,"ts":5},'
+        '{"ph":"B","name":"open","pid":1,"tid":3,"ts":6},{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":1}}]}',
+    "trace_events_twice.json":
+        '{"traceEvents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}], "traceEvents": []}',
+    "trace_events_escaped_key.json": '{"trace\\u0045vents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]}',
+    "pid_int64_max.json":
+        '{"traceEvents": [{"ph":"M","name":"process_name","pid":2,"tid":0,"args":{"name":"GPU 1"}},'
+        '{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":9223372036854775807,"tid":1,"ts":1,"dur":5}]}',
+    "input_dims_hostile.json":
+        '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":20,'
+        '"args":{"External id":1,"Input Dims":[[-8,16],[16,9223372036854775807]],"Input type":["float","float"]}},'
+        '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":3,"args":{"correlation":5,"External id":1}},'
+        '{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":100,"args":{"correlation":5,"External id":1}}]}',
+}
+
+# A valid digest (the keys render_digest_json writes), then issue 32's hostile ones: each is one
+# edit of it.
+DIGEST = ('{"whyslow_digest": 1, "rank": 0, "world_size": 2, "path": "rank0.json", "steps": 1, "trace_steps": 1, '
+          '"step_ns": 1000, "compute_ns": 0, "comm_ns": 0, "exposed_comm_ns": 0, "first_step_start_ns": 100, '
+          '"cpu_ns": {"data_loading": 0, "sync_wait": 0, "allocator": 0, "launch": 0, "compile": 0, "profiler": 0, '
+          '"python": 0, "dispatch": 0, "cpu_compute": 0, "other": 0}, '
+          '"collectives": [["0", 0, "all_reduce", 100, 200], ["0", 1, "all_reduce", 300, 400]], '
+          '"blocks": [["## forward ##", 500], ["gpu:compute", 100]], '
+          '"findings": [["exposed_comm", "warning", "a title"]]}')
+DIGEST_SEEDS = {
+    "valid.digest.json": DIGEST,
+    "trace_steps_zero.digest.json": DIGEST.replace('"trace_steps": 1', '"trace_steps": 0'),
+    "negative_step.digest.json": DIGEST.replace('"step_ns": 1000', '"step_ns": -5'),
+    "time_int64_max.digest.json": DIGEST.replace("300, 400]", "300, 9223372036854775807]"),
+    "unsorted_blocks.digest.json": DIGEST.replace('["## forward ##", 500]', '["zz", 500]'),
+    "key_twice.digest.json": DIGEST.replace('"rank": 0,', '"rank": 0, "rank": 1,'),
+    "rank_above_world.digest.json": DIGEST.replace('"rank": 0,', '"rank": 9,'),
 }
 
 
@@ -71,12 +108,17 @@ def excerpt(fixture, events, max_bytes):
         events -= 5
 
 
-def main():
-    shutil.rmtree(OUT, ignore_errors=True)
-    os.makedirs(OUT)
-    for name, text in SEEDS.items():
-        with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="") as f:
+def write_seeds(folder, seeds):
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for name, text in seeds.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8", newline="") as f:
             f.write(text)
+
+
+def main():
+    write_seeds(DIGEST_OUT, DIGEST_SEEDS)
+    write_seeds(OUT, SEEDS)
     # One value larger than the fuzz target's 1 MiB limit, in a few kB of gzip (issue 10 item 12).
     big = '{"traceEvents": [{"ph":"X","name":"' + "x" * (2 << 20) + '","pid":1,"tid":1,"ts":1,"dur":1}]}'
     with gzip.GzipFile(os.path.join(OUT, "big_value.json.gz"), "wb", mtime=0) as f:

@@ -1,10 +1,20 @@
 // The per-rank digest file (src/report/digest/, docs/DIGEST.md): read back equal to what was
-// written, on a real rank; bad digests are refused with the file and what is wrong.
+// written, on a real rank; bad digests are refused with the file and what is wrong. Issue 32's
+// reproducers (HostileDigest, HostileRanks): digests the cross-rank pass could not compute with
+// (item 1: SIGFPE on trace_steps 0; item 5: wrapped-around numbers; item 4: their size) and
+// ranks that are not one job.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
+#include "analysis/ranks/cross_rank.hpp"
 #include "analysis/ranks/rank_digest.hpp"
+#include "common/checked_math.hpp"
+#include "loader_test_util.hpp"
 #include "report/digest/digest_file.hpp"
 #include "test_support.hpp"
 #include "trace/load_error.hpp"
@@ -106,6 +116,161 @@ TEST(Digest, ToldApartFromATraceByItsFirstKey) {
   EXPECT_FALSE(is_digest_file(write("c.json", "{\"traceEvents\": [], \"whyslow_digest\": 1}")));
   EXPECT_FALSE(is_digest_file(write("d.json", "{\"whyslow_digest_x\": 1}")));
   EXPECT_FALSE(is_digest_file(dir + "/does-not-exist.json"));
+}
+
+// ---- issue 32 ----
+
+using testing::TempDir;
+
+// A small valid digest: one all-reduce from `start` to `end`, the blocks a real one has.
+RankSummary digest_of(int32_t rank, int64_t start, int64_t end, int32_t world_size = 2) {
+  RankSummary s;
+  RankDigest& d = s.digest;
+  d.rank = rank;
+  d.world_size = world_size;
+  d.path = "rank" + std::to_string(rank) + ".json";
+  d.steps = 1;
+  d.trace_steps = 1;
+  d.step_ns = 1000;
+  d.first_step_start_ns = start;
+  d.collectives = {{"0", 0, CollectiveKind::AllReduce, start, end}};
+  d.blocks = {{"## forward ##", 500}, {"gpu:compute", 100}};
+  return s;
+}
+
+std::string text_of(const RankSummary& s) { return render_digest_json(s); }
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from << " in " << text;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(HostileDigest, TraceStepsZeroIsRefused) {
+  const std::string good = text_of(digest_of(0, 100, 200));
+  EXPECT_NO_THROW(parse_digest_json(good, "r7.digest.json"));
+  expect_refused(replaced(good, "\"trace_steps\": 1", "\"trace_steps\": 0"), "trace_steps is 0");
+  expect_refused(replaced(good, "\"steps\": 1", "\"steps\": 2"), "more than trace_steps");
+}
+
+// The reproducer of item 1 on the command line: exit 2 with the file named, not SIGFPE.
+TEST(HostileDigest, TheCliRefusesTraceStepsZeroWithoutACrash) {
+  TempDir dir;
+  const std::string a = dir.write("rank0.digest.json", text_of(digest_of(0, 100, 200)));
+  const std::string b = dir.write("rank1.digest.json",
+                                  replaced(text_of(digest_of(1, 150, 200)), "\"trace_steps\": 1", "\"trace_steps\": 0"));
+  const std::string err = dir.path("err.txt");
+  const int status = std::system(("'" WHYSLOW_BINARY "' explain '" + a + "' '" + b + "' >/dev/null 2>'" + err + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string message = testing::read_file(err);
+  EXPECT_NE(message.find(b), std::string::npos) << message;
+  EXPECT_NE(message.find("trace_steps"), std::string::npos) << message;
+}
+
+TEST(HostileDigest, ValuesTheCrossRankPassCannotComputeWithAreRefused) {
+  const std::string good = text_of(digest_of(0, 100, 200));
+  // Negative durations, printed as such before.
+  expect_refused(replaced(good, "\"step_ns\": 1000", "\"step_ns\": -5"), "step_ns is negative");
+  expect_refused(replaced(good, "[\"gpu:compute\", 100]", "[\"gpu:compute\", -100]"), "a block's time is negative");
+  expect_refused(replaced(good, "\"python\": 0", "\"python\": -1"), "python is negative");
+  // Times that wrapped the skew and the clock offset ("-2 ns", "-9223372037 s").
+  expect_refused(replaced(good, "100, 200]", "100, 9223372036854775807]"), "outside ±2^62");
+  expect_refused(replaced(good, "\"first_step_start_ns\": 100", "\"first_step_start_ns\": -9223372036854775808"),
+                 "outside ±2^62");
+  expect_refused(replaced(good, "\"step_ns\": 1000", "\"step_ns\": 4611686018427387904"), "2^62 ns");
+  expect_refused(replaced(good, "[\"0\", 0,", "[\"0\", -7,"), "seq is below -1");
+}
+
+TEST(HostileDigest, UnsortedOrRepeatedBlocksAreRefused) {
+  const std::string good = text_of(digest_of(0, 100, 200));
+  // The cross-rank pass looks blocks up by binary search: unsorted, it found "a median of 0".
+  std::string unsorted = replaced(good, "[\"## forward ##\", 500]", "[\"zz\", 500]");
+  expect_refused(unsorted, "not sorted by name");
+  expect_refused(replaced(good, "[\"gpu:compute\", 100]", "[\"## forward ##\", 100]"), "each name once");
+}
+
+TEST(HostileDigest, RepeatedKeysAreRefused) {
+  const std::string good = text_of(digest_of(0, 100, 200));
+  expect_refused(replaced(good, "{\n", "{\n  \"whyslow_digest\": 1,\n"), "\"whyslow_digest\" appears twice");
+  expect_refused(replaced(good, "\"rank\": 0,", "\"rank\": 0, \"rank\": 1,"), "\"rank\" appears twice");
+  expect_refused(replaced(good, "\"python\": 0", "\"python\": 0, \"python\": 5"), "appears twice in cpu_ns");
+}
+
+TEST(HostileDigest, ARankNotBelowTheWorldSizeIsRefused) {
+  expect_refused(text_of(digest_of(9, 100, 200, 2)), "rank 9 is not below world_size 2");
+  expect_refused(text_of(digest_of(0, 100, 200, 0)), "world_size is out of range");
+  EXPECT_NO_THROW(parse_digest_json(text_of(digest_of(9, 100, 200, -1)), "r7.digest.json"));  // world size not said
+}
+
+TEST(HostileRanks, MixedWorldSizesAreNotOneJob) {
+  std::vector<RankDigest> ranks = {digest_of(0, 100, 200, 2).digest, digest_of(1, 100, 200, 4).digest};
+  try {
+    cross_rank(ranks);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rank0.json says world_size 2, rank1.json says 4"), std::string::npos) << e.what();
+  }
+  // A rank that does not say its world size joins either.
+  ranks[1].world_size = -1;
+  EXPECT_NO_THROW(cross_rank(ranks));
+  // A trace's distributedInfo (not read through a digest) is held to the same.
+  ranks[1] = digest_of(5, 100, 200, 2).digest;
+  EXPECT_THROW(cross_rank(ranks), std::invalid_argument);
+}
+
+TEST(HostileRanks, ClocksTooFarApartAreAnErrorNotAWrappedNumber) {
+  // Each rank's times within ±2^62 (what the reader allows), the two clocks 2^63 - 2 ns apart:
+  // the second collective's start less the clock offset does not fit in int64.
+  const int64_t edge = (int64_t{1} << 62) - 1;
+  RankDigest r0 = digest_of(0, -edge, -edge).digest, r1 = digest_of(1, edge, edge).digest;
+  r0.collectives.push_back({"0", 1, CollectiveKind::AllReduce, edge, edge});
+  r1.collectives.push_back({"0", 1, CollectiveKind::AllReduce, -edge, -edge});
+  for (const RankDigest& d : {r0, r1}) EXPECT_NO_THROW(parse_digest_json(render_digest_json({d, {}}), d.path));
+  try {
+    const CrossRankFacts f = cross_rank({r0, r1});
+    ADD_FAILURE() << "median skew " << f.median_skew_ns;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("too far apart"), std::string::npos) << e.what();
+  }
+  // Clocks far apart but lined up by their collectives are fine.
+  RankDigest near0 = digest_of(0, -edge, -edge + 10).digest, near1 = digest_of(1, edge - 20, edge).digest;
+  const CrossRankFacts f = cross_rank({near0, near1});
+  EXPECT_EQ(f.clock_offset_ns[1], 2 * edge - 10);
+  EXPECT_EQ(f.median_skew_ns, 10);
+}
+
+// Item 4: a digest is one JSON value, held whole: --max-value-size bounds it.
+TEST(HostileDigest, ADigestLargerThanTheValueLimitIsRefused) {
+  TempDir dir;
+  RankSummary s = digest_of(0, 100, 200);
+  s.digest.path = std::string(size_t{3} << 20, 'p');
+  const std::string path = dir.write("rank0.digest.json", text_of(s));
+  try {
+    read_digest_file(path, size_t{2} << 20);
+    ADD_FAILURE() << "read";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.kind(), LoadError::Kind::TooLarge) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--max-value-size"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_digest_file(path, size_t{4} << 20).digest.path.size(), size_t{3} << 20);
+  const std::string err = dir.path("err.txt"), other = dir.write("rank1.digest.json", text_of(digest_of(1, 100, 200)));
+  const int status = std::system(
+      ("'" WHYSLOW_BINARY "' explain --max-value-size 2 '" + other + "' '" + path + "' >/dev/null 2>'" + err + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(testing::read_file(err).find("--max-value-size"), std::string::npos);
+}
+
+TEST(CheckedMath, SaysWhenTheResultDoesNotFit) {
+  EXPECT_EQ(checked_add(1, 2), std::optional<int64_t>(3));
+  EXPECT_EQ(checked_add(INT64_MAX, 1), std::nullopt);
+  EXPECT_EQ(checked_sub(INT64_MIN, 1), std::nullopt);
+  EXPECT_EQ(checked_sub(0, INT64_MIN), std::nullopt);
+  EXPECT_EQ(checked_sub(-5, 3), std::optional<int64_t>(-8));
+  EXPECT_EQ(checked_mul(INT64_MAX / 2, 3), std::nullopt);
+  EXPECT_EQ(checked_mul(-4, 5), std::optional<int64_t>(-20));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "report/json/json_report.hpp"
 #include "report/html/page_schema.hpp"
 #include "report/html/report.hpp"
+#include "report/html/timeline.hpp"
 #include "test_support.hpp"
 #include "trace_generator.hpp"
 
@@ -166,7 +167,9 @@ TEST(HtmlReportScaling, ManyThreadsOfOneEventEach) {
   const auto e = testing::explain_file(dir.write("threads.json", testing::one_op_per_thread(kThreads)));
   ASSERT_EQ(e.trace.tracks.size(), static_cast<size_t>(kThreads));
   Blob blob(render_html(e.trace, e.facts, e.findings));
-  EXPECT_EQ(blob.root["lanes"].get_array().size(), static_cast<size_t>(kThreads));
+  // The busiest kMaxTimelineLanes are drawn, the others counted (issue 32 item 11).
+  EXPECT_EQ(blob.root["lanes"].get_array().size(), report::kMaxTimelineLanes);
+  EXPECT_EQ(int64_t(blob.root["hidden_lanes"]), kThreads - static_cast<int64_t>(report::kMaxTimelineLanes));
 }
 
 TEST(HtmlReport, LargeTraceKeepsToTheBudgetAndSummarisesTheRest) {

@@ -3,7 +3,8 @@
 ranks with one injected straggler (tools/make_rank_traces.py); `mpirun -n 3 whyslow-mpi explain`
 must print exactly what `whyslow explain` prints (text and --json), both must name the injected
 straggler and its block, digests written by `whyslow digest` must give the same report as the
-traces, and a damaged file must be named in the error without hanging the other processes.
+traces, processes started in other working folders must read process 0's files (or all stop
+together), and a damaged file must be named in the error without hanging the other processes.
 
     mpi_explain_test.py WHYSLOW WHYSLOW_MPI MPIRUN SOURCE_DIR
 """
@@ -25,8 +26,8 @@ MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CO
 TIMEOUT_S = 300
 
 
-def run(cmd, env=None, expect=0):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S)
+def run(cmd, env=None, expect=0, cwd=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, cwd=cwd)
     if p.returncode != expect:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
     return p
@@ -42,8 +43,9 @@ def main():
         run([sys.executable, os.path.join(source, "tools", "make_rank_traces.py"), traces, str(RANKS),
              os.path.join(fixtures, "dlrm_worker0.json.gz"), os.path.join(fixtures, "dlrm_worker2.json.gz"),
              "--straggler", str(STRAGGLER), "--delay-us", str(DELAY_US)])
+        # truth.json stays beside the ranks, as the README's workflow leaves it: not a trace, it is
+        # left out with a note (issue 32 item 10), not an error.
         truth = json.load(open(os.path.join(traces, "truth.json")))
-        os.remove(os.path.join(traces, "truth.json"))
 
         for flags in ([], ["--json"]):
             alone = run([whyslow, "explain", traces] + flags).stdout
@@ -65,11 +67,28 @@ def main():
 
         digests = os.path.join(work, "digests")
         os.mkdir(digests)
-        for name in sorted(os.listdir(traces)):
+        for name in sorted(n for n in os.listdir(traces) if n != "truth.json"):
             run([whyslow, "digest", os.path.join(traces, name), "-o", os.path.join(digests, name + ".digest.json")])
         from_digests = run([whyslow, "explain", digests, "--json"]).stdout
         if from_digests != alone:
             sys.exit(f"FAIL: the digests' report differs from the traces'\n{from_digests}")
+
+        # Issue 32 item 2: the processes start in different working folders. Where process 0's
+        # glob matches nothing, all stop together (it hung: the others waited in the gather); where
+        # only the others' does, they read process 0's files all the same (it mixed two folders).
+        elsewhere = os.path.join(work, "elsewhere")
+        os.mkdir(elsewhere)
+        shutil.copy(os.path.join(traces, sorted(os.listdir(traces))[0]), elsewhere)
+        glob_args = ["explain", "rank-*.json*", "--json"]
+        def split(first_folder, others_folder):
+            return [mpirun, "-n", "1", "-wdir", first_folder, whyslow_mpi] + glob_args + \
+                   [":", "-n", str(PROCESSES - 1), "-wdir", others_folder, whyslow_mpi] + glob_args
+        p = run(split(work, traces), env=MPI_ENV, expect=2)
+        if "rank-*.json*" not in p.stderr:
+            sys.exit(f"FAIL: process 0's failed expansion is not reported\n{p.stderr}")
+        here = run(split(traces, elsewhere), env=MPI_ENV).stdout
+        if here != run([whyslow] + glob_args, cwd=traces).stdout:
+            sys.exit(f"FAIL: processes in another folder changed the report\n{here}")
 
         bad = os.path.join(traces, "rank-9999.pt.trace.json")
         with open(bad, "w") as f:

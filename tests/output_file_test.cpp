@@ -1,12 +1,14 @@
 // The one file writer (src/output/output_file.hpp) and the commands that use it (issue 10 items
-// 3, 4, 5): outputs whole or not at all, never over an input (by name, hard link or symbolic
-// link), never through a link, special files written in place, a failed write removed and its
-// cause named.
+// 3, 4, 5; issue 32 items 6, 9): outputs whole or not at all, never over an input (by name, hard
+// link or symbolic link), never through a link, special files written in place, a failed write
+// (to a file or to stdout) or a signal removing what was half written, a replaced file's
+// permissions kept, and the cause named.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -215,6 +217,69 @@ TEST(OutputCommands, DevStdoutIsWrittenWhenItIsAPipe) {
   const int status = std::system((cmd + " 2>'" + dir.path("err.txt") + "'").c_str());
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_NE(testing::read_file(dir.path("err.txt")).find("symbolic link"), std::string::npos);
+}
+
+// Issue 32 item 9: replacing a private file made it world-readable (0600 became 0644).
+TEST(OutputFile, AReplacedFileKeepsItsPermissions) {
+  TempDir dir;
+  const std::string path = dir.write("private.txt", "old");
+  for (const fs::perms mode : {fs::perms::owner_read | fs::perms::owner_write,
+                               fs::perms::owner_all | fs::perms::group_read}) {
+    fs::permissions(path, mode);
+    write_file_atomically(path, "new");
+    EXPECT_EQ(fs::status(path).permissions(), mode);
+    EXPECT_EQ(testing::read_file(path), "new");
+  }
+  // A new file: the usual 0666 less the umask.
+  const mode_t umask_now = ::umask(022);
+  write_file_atomically(dir.path("fresh.txt"), "x");
+  ::umask(umask_now);
+  EXPECT_EQ(fs::status(dir.path("fresh.txt")).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+}
+
+// Issue 32 item 9: SIGINT, SIGTERM, SIGHUP and SIGPIPE during a write left "<path>.tmp-*" behind.
+// The process still ends by the signal; the old file stays as it was.
+TEST(OutputFile, ASignalDuringAWriteRemovesTheTemporaryFile) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    SCOPED_TRACE(sig);
+    TempDir dir;
+    const std::string path = dir.write("out.txt", "old");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      OutputFile file(path);
+      file.write("half of it");
+      ::raise(sig);
+      ::_exit(0);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_EQ(entries(dir), std::vector<std::string>{"out.txt"});
+    EXPECT_EQ(testing::read_file(path), "old");
+  }
+}
+
+// Issue 32 item 6: a report written to a full stdout (/dev/full) exited 0.
+TEST(OutputCommands, AFailedWriteToStdoutIsAnError) {
+  TempDir dir;
+  const std::string input = dir.write("t.json", small_trace());
+  const std::string ranks = std::string(WHYSLOW_FIXTURES) + "/ranks/";
+  const std::vector<std::string> commands = {
+      "explain '" + input + "'", "explain --json '" + input + "'", "digest '" + input + "'", "info '" + input + "'",
+      "explain '" + ranks + "dlrm_worker0.json.gz' '" + ranks + "dlrm_worker2.json.gz'",
+  };
+  for (const std::string& c : commands) {
+    SCOPED_TRACE(c);
+    const std::string err = dir.path("err.txt");
+    const int status = std::system((whyslow(c) + " >/dev/full 2>'" + err + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    EXPECT_NE(testing::read_file(err).find("cannot write the output to stdout: "), std::string::npos)
+        << testing::read_file(err);
+  }
 }
 
 }  // namespace

@@ -37,4 +37,8 @@ int explain_ranks(const CommonOptions& o, const std::vector<std::string>& paths)
 // Exit code 1 when it cannot be written.
 int write_output_file(const std::string& path, const std::string& text, std::vector<std::string> inputs);
 
+// `rc` once stdout is flushed; when a write to it failed (a full disk, /dev/full), says so on
+// stderr and returns 1 (or `rc` if that is already an error): a report cut short is no success.
+int finish_stdout(int rc);
+
 }  // namespace whyslow::cli

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;
     try {
-      return c.run();
+      return finish_stdout(c.run());
     } catch (const whyslow::LoadError& e) {
       fmt::print(stderr, "whyslow: error: {}\n", e.what());
       return 2;

@@ -22,7 +22,8 @@ struct CommonOptions : AnalysisOptions {
 
 // The trace argument (and --allow-truncated) of a subcommand that reads one trace.
 void add_trace_input(CLI::App* cmd, CommonOptions& o);
-// --allow-truncated and --max-value-size: how much of a damaged or huge trace the loader accepts;
+// --allow-truncated, --max-value-size, --max-events and --max-inflated: how much of a damaged or
+// huge trace the loader accepts;
 // --quiet: no progress display.
 void add_allow_truncated(CLI::App* cmd, CommonOptions& o);
 void add_peaks(CLI::App* cmd, CommonOptions& o);

@@ -10,6 +10,9 @@
 
 namespace whyslow::cli {
 
+// expand_trace_paths with a folder's files that are neither a trace nor a digest (the truth.json
+// tools/make_rank_traces.py writes beside its ranks) left out, each with a note on stderr.
+std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args);
 // A digest file read back, or a trace loaded (its notes on stderr), analyzed and digested.
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o);
 // Every path summarized, the traces loaded in parallel (trace_set.hpp); in `paths` order.

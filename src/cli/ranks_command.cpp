@@ -1,10 +1,16 @@
 // `whyslow explain r0.json r1.json …` (or a folder, or a glob): every rank loaded, analyzed and
 // explained on its own thread and reduced to its digest; then the cross-rank passes.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <mutex>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
+#include "common/terminal_text.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/digest/ranks_job.hpp"
 #include "report/ranks_report.hpp"
@@ -23,8 +29,17 @@ RankSummary summarize_loaded(Trace&& trace, const CommonOptions& o) {
 
 }  // namespace
 
+std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args) {
+  return expand_trace_paths(args, [](const std::string& path) {
+    if (is_digest_file(path) || holds_trace_events(path)) return true;
+    fmt::print(stderr, "whyslow: note: {}: neither a trace nor a digest (no \"traceEvents\"), left out\n",
+               printable(path));
+    return false;
+  });
+}
+
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o) {
-  if (is_digest_file(path)) return read_digest_file(path);
+  if (is_digest_file(path)) return read_digest_file(path, o.load.max_value_bytes);
   return summarize_loaded(load_with_notes(path, o.load), o);
 }
 
@@ -34,7 +49,7 @@ std::vector<RankSummary> summarize_ranks(const std::vector<std::string>& paths, 
   std::vector<size_t> trace_index;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (is_digest_file(paths[i])) {
-      summaries[i] = read_digest_file(paths[i]);
+      summaries[i] = read_digest_file(paths[i], o.load.max_value_bytes);
     } else {
       traces.push_back(paths[i]);
       trace_index.push_back(i);

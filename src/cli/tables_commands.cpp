@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/ranks.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/json/json_report.hpp"
 #include "trace/trace_set.hpp"
@@ -49,7 +50,7 @@ Command add_explain_command(CLI::App& app) {
   add_explain_inputs(cmd, *o, *traces);
   return {cmd, [o, traces] {
             // A folder or a glob of one trace (tensorboard_trace_handler's after one run) is that trace.
-            const std::vector<std::string> paths = expand_trace_paths(*traces);
+            const std::vector<std::string> paths = expand_rank_paths(*traces);
             if (!is_one_trace(paths)) return explain_ranks(*o, paths);
             o->path = paths.front();
             const Analyzed x = load_and_analyze(*o);

@@ -40,14 +40,12 @@ bool moves_or_reorders_text(uint32_t cp) {
          (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
-}  // namespace
-
-std::string printable(std::string_view text) {
+std::string escaped(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7F) {
+    if ((c >= 0x20 && c < 0x7F) || (c == '\n' && keep_line_breaks)) {
       out += static_cast<char>(c);
       ++i;
       continue;
@@ -72,5 +70,11 @@ std::string printable(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable(std::string_view text) { return escaped(text, false); }
+
+std::string printable_text(std::string_view text) { return escaped(text, true); }
 
 }  // namespace whyslow

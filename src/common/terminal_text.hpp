@@ -19,4 +19,9 @@ namespace whyslow {
 // result is for reading, not for parsing back.
 std::string printable(std::string_view text);
 
+// A whole text report, as printable() but its line breaks ('\n') kept: what every text renderer
+// (report/text/) returns, so no name from the trace, wherever the report quotes it, reaches the
+// terminal raw.
+std::string printable_text(std::string_view text);
+
 }  // namespace whyslow

@@ -7,20 +7,21 @@
 #include <stdexcept>
 
 namespace whyslow::mpi {
-namespace {
 
-// One record: file index (8 bytes), ok (1 byte), length (8 bytes), the bytes. Host byte order:
-// the processes of one job run the same binary on one kind of machine.
-void append(std::string& out, const FileResult& r) {
-  const std::uint64_t file = r.file, length = r.bytes.size();
-  const char ok = r.ok ? 1 : 0;
-  out.append(reinterpret_cast<const char*>(&file), sizeof file);
-  out.push_back(ok);
-  out.append(reinterpret_cast<const char*>(&length), sizeof length);
-  out.append(r.bytes);
+// One record: file index (8 bytes), ok (1 byte), length (8 bytes), the bytes.
+std::string pack_results(const std::vector<FileResult>& results) {
+  std::string out;
+  for (const FileResult& r : results) {
+    const std::uint64_t file = r.file, length = r.bytes.size();
+    out.append(reinterpret_cast<const char*>(&file), sizeof file);
+    out.push_back(r.ok ? 1 : 0);
+    out.append(reinterpret_cast<const char*>(&length), sizeof length);
+    out.append(r.bytes);
+  }
+  return out;
 }
 
-std::vector<FileResult> parse(const std::string& in) {
+std::vector<FileResult> unpack_results(const std::string& in) {
   std::vector<FileResult> results;
   std::size_t at = 0;
   constexpr std::size_t kHeader = 2 * sizeof(std::uint64_t) + 1;
@@ -38,11 +39,8 @@ std::vector<FileResult> parse(const std::string& in) {
   return results;
 }
 
-}  // namespace
-
 std::vector<FileResult> gather_results(const std::vector<FileResult>& mine, MPI_Comm comm) {
-  std::string packed;
-  for (const FileResult& r : mine) append(packed, r);
+  const std::string packed = pack_results(mine);
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -61,7 +59,7 @@ std::vector<FileResult> gather_results(const std::vector<FileResult>& mine, MPI_
   MPI_Gatherv(packed.data(), static_cast<int>(packed.size()), MPI_CHAR, all.data(), int_counts.data(),
               displacements.data(), MPI_CHAR, 0, comm);
   if (rank != 0) return {};
-  std::vector<FileResult> results = parse(all);
+  std::vector<FileResult> results = unpack_results(all);
   std::sort(results.begin(), results.end(), [](const FileResult& a, const FileResult& b) { return a.file < b.file; });
   return results;
 }

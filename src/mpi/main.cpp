@@ -12,10 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
 #include "common/process_memory.hpp"
+#include "common/terminal_text.hpp"
 #include "mpi/gather.hpp"
+#include "mpi/inputs.hpp"
 #include "mpi/partition.hpp"
 #include "report/digest/digest_file.hpp"
 #include "report/format.hpp"
@@ -27,14 +30,24 @@ namespace {
 using namespace whyslow;
 
 // This process's share: each file summarized alone, its error kept as its result, so one bad file
-// costs its own line in the report and nothing else.
-std::vector<mpi::FileResult> summarize_share(const std::vector<std::string>& paths, const std::vector<size_t>& mine,
+// costs its own line in the report and nothing else. From process 0's working folder, where the
+// relative paths are; a process that cannot go there fails each of its files, naming the folder.
+std::vector<mpi::FileResult> summarize_share(const mpi::InputList& inputs, const std::vector<size_t>& mine,
                                              const cli::CommonOptions& o) {
+  std::error_code ec;
+  if (!inputs.folder.empty() && std::filesystem::current_path(ec) != inputs.folder)
+    std::filesystem::current_path(inputs.folder, ec);
   std::vector<mpi::FileResult> results;
   for (const size_t i : mine) {
     mpi::FileResult r{i, false, {}};
+    if (ec) {
+      r.bytes = printable(inputs.paths[i]) + ": cannot be read from process 0's working folder " +
+                printable(inputs.folder) + ": " + ec.message();
+      results.push_back(std::move(r));
+      continue;
+    }
     try {
-      r.bytes = render_digest_json(cli::summarize_rank(paths[i], o));
+      r.bytes = render_digest_json(cli::summarize_rank(inputs.paths[i], o));
       r.ok = true;
     } catch (const std::exception& e) {  // LoadError, a usage error found in the file, bad_alloc
       r.bytes = e.what();
@@ -80,26 +93,34 @@ int run(int argc, char** argv, int rank, int processes) {
   // `whyslow explain` prints into a pipe (no width, no colour), whatever its stdout claims to be.
   o.terminal = {};
   o.text.line_width = report::kDefaultLineWidth;
-  // Every process expands the arguments and sizes the files itself (one shared filesystem), so
-  // all compute the same split without a message.
-  std::vector<std::string> paths;
-  std::vector<std::uint64_t> sizes;
-  try {
-    paths = expand_trace_paths(args);
-    for (const std::string& p : paths) {
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(p, ec);
-      sizes.push_back(ec ? 0 : size);  // a file that cannot be sized fails when read, with its name
-    }
-  } catch (const LoadError& e) {
-    if (rank == 0) fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
+  // Process 0 expands the arguments and sizes the files (one shared filesystem) and tells the
+  // others, so all compute the same split, or all stop, together.
+  const mpi::InputList inputs = mpi::agree_on_inputs(
+      [&] {
+        mpi::InputList list;
+        try {
+          list.paths = cli::expand_rank_paths(args);
+        } catch (const std::exception& e) {  // LoadError (nothing matches), a folder that cannot be listed
+          list.error = e.what();
+        }
+        for (const std::string& p : list.paths) {
+          std::error_code ec;
+          const auto size = std::filesystem::file_size(p, ec);
+          list.sizes.push_back(ec ? 0 : size);  // a file that cannot be sized fails when read, with its name
+        }
+        return list;
+      },
+      MPI_COMM_WORLD);
+  if (!inputs.error.empty()) {
+    if (rank == 0) fmt::print(stderr, "whyslow-mpi: error: {}\n", inputs.error);
     return 2;
   }
-  const auto share = mpi::partition_by_size(sizes, processes)[static_cast<size_t>(rank)];
-  const auto results = mpi::gather_results(summarize_share(paths, share, o), MPI_COMM_WORLD);
+  const std::vector<std::string>& paths = inputs.paths;
+  const auto share = mpi::partition_by_size(inputs.sizes, processes)[static_cast<size_t>(rank)];
+  const auto results = mpi::gather_results(summarize_share(inputs, share, o), MPI_COMM_WORLD);
   if (rank != 0) return 0;
   try {
-    return report(paths, results, o);
+    return cli::finish_stdout(report(paths, results, o));
   } catch (const LoadError& e) {
     fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
     return 2;

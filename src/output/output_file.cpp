@@ -14,6 +14,8 @@
 #include <cstring>
 #include <random>
 
+#include "output/temp_files.hpp"
+
 namespace whyslow {
 
 struct OutputFile::Gzip {
@@ -78,17 +80,24 @@ OutputFile::OutputFile(std::string path, OutputOptions options) : path_(std::mov
     if (::fstat(fd_, &opened) != 0 || S_ISREG(opened.st_mode) || !same_file(opened, target))
       fail("it was replaced while being opened", 0);
   } else {
+    // A new file: 0666 less the umask, like any file the program would create itself. A file
+    // replaced: its own permissions (a private 0600 report stays private), from the start, so that
+    // nobody the old file kept out can open the new one while it is written.
+    const mode_t replaced = target_exists ? target.st_mode & 0777 : 0;
     for (int attempt = 0; fd_ < 0; ++attempt) {
       temp_path_ = path_ + ".tmp-" + random_suffix();
       // O_EXCL | O_NOFOLLOW: a file or symbolic link already at that name is never opened.
-      // 0666 less the umask, like any file the program would create itself.
-      fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   target_exists ? replaced : 0666);
       if (fd_ < 0 && (errno != EEXIST || attempt + 1 == kTempNameAttempts)) {
         const int error = errno;
         temp_path_.clear();
         fail("cannot create a temporary file in the folder '" + folder_of(path_) + "'", error);
       }
     }
+    temp_slot_ = remember_temp_file(temp_path_);
+    // open() took the umask off; the replaced file's bits exactly.
+    if (target_exists && ::fchmod(fd_, replaced) != 0) fail("cannot give the new file the old one's permissions", errno);
   }
   if (options.gzip) {
     gzip_ = std::make_unique<Gzip>();
@@ -106,6 +115,8 @@ void OutputFile::discard() noexcept {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  forget_temp_file(temp_slot_);
+  temp_slot_ = -1;
   temp_path_.clear();
 }
 
@@ -173,6 +184,8 @@ void OutputFile::commit() {
   if (::close(fd) != 0) fail("closing its temporary file failed", errno);
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
     fail("renaming the temporary file '" + temp_path_ + "' into place failed", errno);
+  forget_temp_file(temp_slot_);
+  temp_slot_ = -1;
   temp_path_.clear();
   // The rename is in the folder's entries: sync them too, or a crash could lose the new name.
   const int folder = ::open(folder_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

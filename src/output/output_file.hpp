@@ -5,7 +5,8 @@
 // ("<path>.tmp-<random>", created exclusively, so a file or link already at that name is never
 // opened), flushed to disk and renamed over the path only when complete: a reader sees the old
 // file or the new one; two writers each write their own temporary file and the last rename wins;
-// a failed write removes its temporary file and names the cause (errno's text).
+// a failed write removes its temporary file and names the cause (errno's text), and so does
+// SIGINT, SIGTERM, SIGHUP or SIGPIPE (temp_files.hpp). A file replaced keeps its permissions.
 //
 // Anything else that exists at the path (a FIFO, a terminal, /dev/null, a link to one such as
 // /dev/stdout) is written directly, streaming, and never renamed over: replacing /dev/full or a
@@ -64,6 +65,7 @@ class OutputFile {
 
   std::string path_;
   std::string temp_path_;  // empty when writing straight to a special file
+  int temp_slot_ = -1;     // temp_files.hpp: removed if a signal ends the process before commit()
   int fd_ = -1;
   std::unique_ptr<Gzip> gzip_;
 };

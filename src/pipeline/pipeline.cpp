@@ -5,16 +5,26 @@
 #include <optional>
 
 #include "analysis/roofline/gpu_peaks.hpp"
+#include "common/terminal_text.hpp"
+#include "common/units.hpp"
 #include "trace/slice_trace.hpp"
 #include "trace/steps.hpp"
 
 namespace whyslow {
 namespace {
 
-// ProfilerStep#n's window; a UsageError listing the steps the trace has when it lacks that one.
+// ProfilerStep#n's window; a UsageError listing the steps the trace has when it lacks that one,
+// or saying where each is when it has several of that number (picking one would be a guess).
 std::pair<int64_t, int64_t> step_window(const Trace& t, int n) {
-  const EventId step = find_profiler_step(t, n);
-  if (step != kNoEvent) return {t.start_ns[step], t.end_ns(step)};
+  const std::vector<EventId> steps = find_profiler_steps(t, n);
+  if (steps.size() == 1) return {t.start_ns[steps[0]], t.end_ns(steps[0])};
+  if (steps.size() > 1) {
+    std::string starts;
+    for (const EventId e : steps) starts += (starts.empty() ? "+" : ", +") + human_duration(t.start_ns[e] - t.start_ns[steps[0]]);
+    throw UsageError(fmt::format("{} has {} steps named ProfilerStep#{}, starting at {} from the first: --step cannot "
+                                 "tell which one is meant",
+                                 t.path, steps.size(), n, starts));
+  }
   std::string present;
   for (EventId e : profiler_steps(t))
     present += (present.empty() ? "#" : ", #") + std::to_string(*profiler_step_number(t.name_of(e)));
@@ -63,6 +73,16 @@ void report_load_notes(const Trace& t, const NoteSink& notes) {
   if (t.replaced_control_chars > 0)
     notes(fmt::format("{} has {} raw control characters inside strings (invalid JSON); read them as spaces",
                       t.path, t.replaced_control_chars));
+  if (t.unbalanced_durations > 0)
+    notes(fmt::format("{} has {} duration events (\"ph\": \"B\" / \"E\") without their other end on their "
+                      "thread; left out",
+                      t.path, t.unbalanced_durations));
+  if (t.ignored_events > 0) {
+    std::string phases;
+    for (const char ph : t.ignored_phases) phases += (phases.empty() ? "\"" : ", \"") + printable({&ph, 1}) + "\"";
+    notes(fmt::format("{} has {} events of phases whyslow does not read (\"ph\": {}); left out", t.path,
+                      t.ignored_events, phases));
+  }
 }
 
 Analyzed load_and_analyze(const AnalysisOptions& o, const NoteSink& notes) {

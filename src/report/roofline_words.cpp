@@ -60,6 +60,8 @@ std::string describe_no_model(const NoModel& w) {
     case NoModelReason::ShapesDoNotBroadcast: return fmt::format("{} on shapes that do not broadcast", w.op);
     case NoModelReason::NoLinkedOp: return "no op linked to the launch (no External id)";
     case NoModelReason::NotLaunchedByAtenOp: return fmt::format("launched inside '{}', not by an ATen op", w.op);
+    case NoModelReason::ImpossibleShapes:
+      return fmt::format("{}: input shapes no tensor has (a negative dim, or more than 2^40 elements)", w.op);
   }
   return "";
 }

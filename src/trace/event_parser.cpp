@@ -370,6 +370,10 @@ const char* missing_field(const ParsedEvent& e) {
       return nullptr;
     case 'i': case 'I':
       return e.has_ts ? nullptr : "instant event (\"ph\": \"i\") has no 'ts'";
+    case 'B':
+      return e.has_ts ? nullptr : "duration event's begin (\"ph\": \"B\") has no 'ts'";
+    case 'E':
+      return e.has_ts ? nullptr : "duration event's end (\"ph\": \"E\") has no 'ts'";
     case 0:
       return "event has no 'ph' (phase)";
     default:

@@ -68,6 +68,9 @@ std::string describe_byte(int c) {
 }
 
 struct StopAtTruncation {};
+// holds_trace_events(): the answer, as soon as it is known.
+struct FoundEvents {};
+struct FoundNoEvents {};
 
 class Reader {
  public:
@@ -78,6 +81,24 @@ class Reader {
         builder_(path),
         parser_(builder_, path, plan_load_threads(load_cores(options))) {
     allocate(kReadBytes);
+  }
+
+  // Whether the document holds the events: reads the top-level keys up to 'traceEvents' (or the
+  // bare array of a legacy trace), and no event.
+  bool probe() {
+    probing_ = true;
+    try {
+      parse_document();
+    } catch (const FoundEvents&) {
+      return true;
+    } catch (const FoundNoEvents&) {
+      return false;
+    } catch (const LoadError&) {  // broken: the load proper will say how
+      return true;
+    } catch (const StopAtTruncation&) {
+      return true;
+    }
+    return true;
   }
 
   Trace run() {
@@ -185,6 +206,7 @@ class Reader {
     const size_t got = source_.read(data_ + len_, cap_ - len_);
     len_ += got;
     if (got == 0) eof_ = true;
+    if (base_ + len_ > options_.max_inflated_bytes) over_limit(options_.max_inflated_bytes, too_much_json());
     return shift;
   }
 
@@ -240,6 +262,21 @@ class Reader {
                         std::to_string(mib) + " MiB, the limit on a single JSON value (run with "
                         "--max-value-size MiB to raise it)",
                     offset());
+  }
+
+  // The trace as a whole is over one of the limits on a whole trace (LoadOptions): the message
+  // names the limit and the flag that changes it.
+  [[noreturn]] void over_limit(uint64_t at, const std::string& what) {
+    flush();
+    throw LoadError(LoadError::Kind::TooLarge, path_ + ": byte " + std::to_string(at) + ": " + what, at);
+  }
+  std::string too_many_events() const {
+    return "the trace holds more than " + std::to_string(options_.max_events) +
+           " events, the limit on a trace's events (run with --max-events N to raise it)";
+  }
+  std::string too_much_json() const {
+    return "the trace holds more than " + std::to_string(options_.max_inflated_bytes >> 20) +
+           " MiB of JSON (after gunzip), the limit on a trace's size (run with --max-inflated MiB to raise it)";
   }
 
   // The file ended before the trace did.
@@ -299,6 +336,7 @@ class Reader {
       ++pos_;
       parse_top_object();
     } else if (c == '[') {  // legacy traces: a bare array of events
+      if (probing_) throw FoundEvents{};
       ++pos_;
       in_events_ = true;
       parse_events();
@@ -344,6 +382,10 @@ class Reader {
       c = peek();
       if (c < 0) truncated("before the value of \"" + printable(key) + "\"");
       if (key == "traceEvents") {
+        // Two arrays: readers disagree on which one counts (the first, the last, both), and
+        // annotate would add its track to one of them.
+        if (saw_events) schema("'traceEvents' appears twice in the top-level object: which one is the trace?");
+        if (probing_) throw FoundEvents{};
         if (c != '[') schema("'traceEvents' must be an array of events, found " + describe_byte(c));
         ++pos_;
         in_events_ = true;
@@ -358,6 +400,7 @@ class Reader {
       }
       first = false;
     }
+    if (!saw_events && probing_) throw FoundNoEvents{};
     if (!saw_events)
       schema("the top-level object has no 'traceEvents' array: this JSON is not a Chrome/Kineto trace");
   }
@@ -397,6 +440,7 @@ class Reader {
           continue;
         }
         within_limit(end);
+        if (events_parsed_ + spans_.size() >= options_.max_events) over_limit(offset(), too_many_events());
         spans_.push_back({pos_, end});
         pos_ = end;
         expect_value = false;
@@ -589,6 +633,7 @@ class Reader {
   std::vector<EventSpan> spans_;
   uint64_t replaced_control_chars_ = 0;  // in top-level values; the parser counts the events'
   bool in_events_ = false;  // inside the traceEvents array: the value at pos_ is an event
+  bool probing_ = false;    // probe(): stop at the events
   simdjson::dom::parser dom_parser_;
 };
 
@@ -596,6 +641,14 @@ class Reader {
 
 Trace load_trace(const std::string& path, const LoadOptions& options) {
   return Reader(path, options).run();
+}
+
+bool holds_trace_events(const std::string& path) {
+  try {
+    return Reader(path, LoadOptions{.cores = 1}).probe();
+  } catch (const LoadError&) {  // it cannot be opened: the load proper will say so
+    return true;
+  }
 }
 
 }  // namespace whyslow

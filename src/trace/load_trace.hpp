@@ -18,6 +18,15 @@ namespace whyslow {
 // so 64 MiB leaves two orders of magnitude and bounds the loader's peak at a few hundred MB.
 inline constexpr size_t kDefaultMaxValueBytes = size_t{64} << 20;
 
+// The default limits on a whole trace: its events and its JSON once inflated. A few compressed
+// bytes can stand for millions of tiny events (a 0.9 MB .gz of 4M "{}" events took 342 MB, ~80
+// bytes per event in the trace's columns), so without them a 100 MB .gz could ask for ~40 GB.
+// The largest trace measured here (README: bench/out/big.json, 542 MB) holds 1.34 M events:
+// 2^27 events (134 M, ~11 GB of columns) and 2^36 bytes (64 GiB) of JSON are a hundred times that,
+// and a real trace does not meet them; --max-events and --max-inflated raise (or lower) them.
+inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 27;
+inline constexpr uint64_t kDefaultMaxInflatedBytes = uint64_t{1} << 36;
+
 // How far a load has got, for a progress display.
 struct LoadProgress {
   uint64_t bytes = 0;            // uncompressed bytes read
@@ -32,6 +41,10 @@ struct LoadOptions {
   bool allow_truncated = false;
   // A larger value is a LoadError (TooLarge) naming it and the flag that raises the limit.
   size_t max_value_bytes = kDefaultMaxValueBytes;
+  // More events, or more bytes of JSON (after gunzip), is a LoadError (TooLarge) naming the limit
+  // and its flag.
+  uint64_t max_events = kDefaultMaxEvents;
+  uint64_t max_inflated_bytes = kDefaultMaxInflatedBytes;
   // Called on the loading thread about once per MiB of JSON, and once with done = true at the
   // end; empty: no calls.
   std::function<void(const LoadProgress&)> progress = nullptr;
@@ -50,5 +63,11 @@ inline unsigned load_cores(const LoadOptions& options) { return options.cores ? 
 // each load also runs helper threads of its own (read/inflate, parse, and on four cores or more
 // framing), sized by LoadOptions::cores.
 Trace load_trace(const std::string& path, const LoadOptions& options = {});
+
+// False for a file that is valid JSON of another kind: an object without 'traceEvents' (a folder
+// of rank traces may hold such a file beside them: the truth.json of tools/make_rank_traces.py,
+// a digest). Reads the top-level keys before the events and no event; true for a trace and for a
+// file it cannot read or parse, which load_trace then reports.
+bool holds_trace_events(const std::string& path);
 
 }  // namespace whyslow

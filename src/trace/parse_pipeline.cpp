@@ -248,19 +248,24 @@ void ParsePipeline::build(ParsedBatch& b) {
         case TextField::CommGroupId: if (e.comm.group == kNoName) e.comm.group = id; break;
       }
     }
+    const auto add_timed = [&](const ParsedEvent& x) {
+      if (const char* wrong = times_.add(x)) {
+        throw LoadError(LoadError::Kind::Schema,
+                        path_ + ": byte " + std::to_string(be.file_offset) + " (event #" +
+                            std::to_string(b.first_index + i) + "): " + wrong,
+                        be.file_offset);
+      }
+      builder_.add_event(x);
+    };
     switch (e.ph) {
-      case 'X': case 'i': case 'I':
-        if (const char* wrong = times_.add(e)) {
-          throw LoadError(LoadError::Kind::Schema,
-                          path_ + ": byte " + std::to_string(be.file_offset) + " (event #" +
-                              std::to_string(b.first_index + i) + "): " + wrong,
-                          be.file_offset);
-        }
-        builder_.add_event(e);
+      case 'X': case 'i': case 'I': add_timed(e); break;
+      case 'B': builder_.open_duration(e); break;
+      case 'E':
+        if (const ParsedEvent* x = builder_.close_duration(e)) add_timed(*x);
         break;
       case 'M': builder_.add_metadata(e); break;
       case 's': case 'f': builder_.add_flow(e); break;
-      default: builder_.count_ignored(); break;
+      default: builder_.count_ignored(e.ph); break;
     }
   }
   if (b.error) std::rethrow_exception(b.error);

@@ -37,10 +37,11 @@ std::vector<EventId> profiler_steps(const Trace& t) {
   return steps;
 }
 
-EventId find_profiler_step(const Trace& t, int64_t n) {
+std::vector<EventId> find_profiler_steps(const Trace& t, int64_t n) {
+  std::vector<EventId> out;
   for (EventId e : profiler_steps(t))
-    if (profiler_step_number(t.name_of(e)) == n) return e;
-  return kNoEvent;
+    if (profiler_step_number(t.name_of(e)) == n) out.push_back(e);
+  return out;
 }
 
 EventId enclosing_profiler_step(const Trace& t, EventId e) {

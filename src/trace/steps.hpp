@@ -22,8 +22,9 @@ bool is_profiler_step(const Trace& t, EventId e);
 // Every step of the trace, in time order.
 std::vector<EventId> profiler_steps(const Trace& t);
 
-// ProfilerStep#n, or kNoEvent when the trace has none of that number.
-EventId find_profiler_step(const Trace& t, int64_t n);
+// The steps named ProfilerStep#n, in time order: none, one, or (a trace of several profiling
+// sessions, a hand-made one) several.
+std::vector<EventId> find_profiler_steps(const Trace& t, int64_t n);
 
 // The step an event ran in by nesting (the event itself when it is one), or kNoEvent.
 EventId enclosing_profiler_step(const Trace& t, EventId e);

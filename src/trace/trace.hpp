@@ -117,6 +117,7 @@ struct DeviceInfo {
 // broken links; launch↔kernel linking itself uses the `correlation` args.
 struct FlowStats {
   uint64_t starts = 0, finishes = 0, unmatched_finishes = 0, unmatched_starts = 0;
+  int64_t max_id = 0;  // the largest flow id (0 without flows): annotate numbers its own above it
 };
 
 // Where the loader's time went, in seconds of wall-clock time per stage, for the benchmark's
@@ -175,6 +176,9 @@ struct Trace {
   std::vector<OpSequence> op_sequence;
 
   std::vector<Track> tracks;
+  // The pids metadata events ("ph": "M") name, each once: a process may exist only as its
+  // process_name (Kineto names idle GPUs' processes), and annotate must not take its pid.
+  std::vector<NameId> metadata_pids;
   std::vector<DeviceInfo> devices;
   FlowStats flows;
 
@@ -185,7 +189,9 @@ struct Trace {
   uint64_t truncated_at_byte = 0;
   uint64_t input_bytes = 0;          // uncompressed bytes read
   uint64_t replaced_control_chars = 0;
-  uint64_t ignored_events = 0;       // phases whyslow does not read (B/E, C, …): counted
+  uint64_t ignored_events = 0;       // phases whyslow does not read (C, b/e, …): counted
+  std::string ignored_phases;        // their 'ph' letters, each once, in order of first appearance
+  uint64_t unbalanced_durations = 0; // "B" never closed and "E" with nothing open on its thread: left out
   uint64_t repaired_op_links = 0;    // kernels/copies/memsets whose External id op did not enclose their launch
   LoadTimes load_times;
 

@@ -17,6 +17,11 @@ namespace {
 
 uint64_t pair_key(NameId a, NameId b) { return (static_cast<uint64_t>(a) << 32) | b; }
 
+// Host events sharing one correlation id that a GPU event's launch is chosen among: a trace
+// merged from a few processes has one per process; a hostile one with the id on every launch
+// would make the choice quadratic, so past this many the first process's launch is taken.
+constexpr size_t kMaxSharedIdLaunches = 64;
+
 EventKind kind_for_category(std::string_view cat) {
   struct Entry { std::string_view cat; EventKind kind; };
   // Current Kineto names first, then the 2021 names and other vendors' runtimes.
@@ -214,6 +219,7 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
 }
 
 void TraceBuilder::add_metadata(const ParsedEvent& e) {
+  if (e.pid != kNoName) metadata_pids_.insert(e.pid);
   const std::string_view what = trace_.names.view(e.name);
   if (e.meta_value == kNoName) return;
   if (what == "thread_name") thread_names_[pair_key(e.pid, e.tid)] = e.meta_value;
@@ -223,11 +229,41 @@ void TraceBuilder::add_metadata(const ParsedEvent& e) {
 void TraceBuilder::add_flow(const ParsedEvent& e) {
   if (e.ph == 's') ++trace_.flows.starts;
   else ++trace_.flows.finishes;
+  trace_.flows.max_id = std::max(trace_.flows.max_id, e.correlation);
   flow_ends_.emplace_back(e.correlation, e.ph);
+}
+
+void TraceBuilder::open_duration(const ParsedEvent& e) { open_durations_[pair_key(e.pid, e.tid)].push_back(e); }
+
+const ParsedEvent* TraceBuilder::close_duration(const ParsedEvent& e) {
+  const auto open = open_durations_.find(pair_key(e.pid, e.tid));
+  if (open == open_durations_.end() || open->second.empty()) {
+    ++unbalanced_durations_;
+    return nullptr;
+  }
+  closed_duration_ = std::move(open->second.back());
+  open->second.pop_back();
+  closed_duration_.ph = 'X';
+  // Both times within ±2^62 (the parser checks each): the difference fits. An end before its
+  // begin is a negative duration, stored as 0 like an "X" event's.
+  closed_duration_.dur_ns = e.ts_ns - closed_duration_.ts_ns;
+  closed_duration_.has_dur = true;
+  return &closed_duration_;
+}
+
+void TraceBuilder::count_ignored(char ph) {
+  ++ignored_;
+  if (ignored_phases_.find(ph) == std::string::npos) ignored_phases_.push_back(ph);
 }
 
 Trace TraceBuilder::finish() && {
   trace_.ignored_events = ignored_;
+  trace_.ignored_phases = std::move(ignored_phases_);
+  for (const auto& [thread, open] : open_durations_) unbalanced_durations_ += open.size();
+  open_durations_ = {};
+  trace_.unbalanced_durations = unbalanced_durations_;
+  trace_.metadata_pids.assign(metadata_pids_.begin(), metadata_pids_.end());
+  std::sort(trace_.metadata_pids.begin(), trace_.metadata_pids.end());
   // Counting flows (a sort of their ends) and filling the tracks touch different members: they
   // run on two cores. Both are done, and the flows' list freed, before the tables below exist.
   std::future<void> flows = std::async(std::launch::async, [this] { count_flows(); });
@@ -349,11 +385,39 @@ void TraceBuilder::link_events() {
     }
   };
   Table correlations{by_correlation, t.correlation}, externals{by_external, t.external_id};
+  // The launch of a GPU event: the host event with its correlation id. Processes number their ids
+  // each from 1, so a trace merged from several holds an id once per process; then the process
+  // whose launch with that id came last before the GPU event is the one (linking every kernel to
+  // the first process's launch made a 1 µs queue look like 150 ms). Within one process the first
+  // event with the id, as before (a runtime call and the driver call inside it share it).
+  const auto launch_of = [&](EventId gpu_event) {
+    const int64_t id = t.correlation[gpu_event];
+    const EventId first = correlations.find(id);
+    if (first == kNoEvent) return first;
+    const auto same_id = [&](std::vector<EventId>::const_iterator it) {
+      return it != by_correlation.end() && t.correlation[*it] == id;
+    };
+    if (!same_id(correlations.last_found + 1)) return first;  // the id once: nearly every trace
+    const std::string& first_pid = t.tracks[t.track[first]].pid;
+    EventId latest = kNoEvent;
+    bool processes = false;
+    size_t seen = 0;
+    for (auto it = correlations.last_found; same_id(it) && seen < kMaxSharedIdLaunches; ++it, ++seen) {
+      processes |= t.tracks[t.track[*it]].pid != first_pid;
+      if (t.start_ns[*it] <= t.start_ns[gpu_event] && (latest == kNoEvent || t.start_ns[*it] > t.start_ns[latest]))
+        latest = *it;
+    }
+    if (!processes || latest == kNoEvent) return first;
+    const std::string& pid = t.tracks[t.track[latest]].pid;
+    for (auto it = correlations.last_found; same_id(it); ++it)  // ordered by event: the process's first
+      if (t.tracks[t.track[*it]].pid == pid) return *it;
+    return latest;
+  };
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     const bool gpu = is_gpu_activity(k) || k == EventKind::Sync;
     if (gpu && t.correlation[e] != 0) {
-      const EventId host = correlations.find(t.correlation[e]);
+      const EventId host = launch_of(e);
       t.launch_link[e] = host;
       if (host != kNoEvent && (t.launch_link[host] == kNoEvent ||
                                t.start_ns[e] < t.start_ns[t.launch_link[host]]))

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "trace/trace.hpp"
@@ -47,7 +49,13 @@ class TraceBuilder {
   void add_event(const ParsedEvent& e);
   void add_metadata(const ParsedEvent& e);  // ph "M"
   void add_flow(const ParsedEvent& e);      // ph "s" / "f"
-  void count_ignored() { ++ignored_; }
+  // A Chrome-trace duration event's two ends: "B" opens it on its thread, the next "E" on the
+  // same thread closes the innermost one open (the format nests them per thread). close_duration
+  // returns the pair as a complete ("X") event, for the caller to check and add_event(); nullptr
+  // for an "E" with nothing open, counted as unbalanced like a "B" never closed.
+  void open_duration(const ParsedEvent& e);
+  const ParsedEvent* close_duration(const ParsedEvent& e);
+  void count_ignored(char ph);
   // Makes room for about `expected` events in all, so the columns do not grow by doubling
   // (each doubling copies the column and touches twice its pages). The per-kind side tables get
   // the share of them the events so far had. Capacity never touched costs address space, not
@@ -83,8 +91,13 @@ class TraceBuilder {
   std::unordered_map<uint64_t, EventKind> kind_by_name_;  // (category, name) → kind, for by_name categories
   std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name
   std::unordered_map<NameId, NameId> process_labels_;  // pid → "CPU" / "GPU 0"
+  std::unordered_set<NameId> metadata_pids_;
   std::vector<std::pair<int64_t, char>> flow_ends_;    // (id, ph) for the flow stats
+  std::unordered_map<uint64_t, std::vector<ParsedEvent>> open_durations_;  // (pid, tid) → its open "B"s
+  ParsedEvent closed_duration_;                        // close_duration's result
+  uint64_t unbalanced_durations_ = 0;
   uint64_t ignored_ = 0;
+  std::string ignored_phases_;
 };
 
 }  // namespace whyslow

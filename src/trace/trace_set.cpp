@@ -1,15 +1,18 @@
 #include "trace/trace_set.hpp"
 
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
+#include "common/terminal_text.hpp"
 #include "common/usable_cores.hpp"
 #include "trace/load_error.hpp"
 
@@ -21,6 +24,45 @@ namespace fs = std::filesystem;
 bool is_trace_file_name(const std::string& name) {
   auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
   return ends(".json") || ends(".json.gz");
+}
+
+// A folder's entry named like a trace that is no file to read: skipping it would report fewer
+// ranks than the job had, and opening a FIFO would wait for a writer forever.
+[[noreturn]] void refuse_odd_entry(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status link = fs::symlink_status(path, ec);
+  std::string what = "not a regular file";
+  if (fs::is_symlink(link)) {
+    static_cast<void>(fs::status(path, ec));  // only its error: why the link leads nowhere
+    what = ec == std::errc::too_many_symbolic_link_levels ? "a symbolic link in a loop" : "a broken symbolic link";
+    if (!ec) what = "a symbolic link to something that is not a regular file";
+  } else if (fs::is_fifo(link)) {
+    what = "a FIFO (named pipe)";
+  } else if (fs::is_block_file(link) || fs::is_character_file(link)) {
+    what = "a device";
+  } else if (fs::is_socket(link)) {
+    what = "a socket";
+  }
+  throw LoadError(LoadError::Kind::Io,
+                  printable(path) + ": " + what + ", named like a trace in the folder; remove it, or name the "
+                                                  "trace files themselves",
+                  0);
+}
+
+// One file named twice (by two names, links, or "/dev/stdin /dev/stdin"): two loads of one pipe
+// would each get part of it and blame the data; two of one file would count a rank twice.
+void refuse_repeated_files(const std::vector<std::string>& paths) {
+  std::map<std::pair<dev_t, ino_t>, const std::string*> seen;
+  for (const std::string& p : paths) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;  // the loader says what is wrong with it
+    const auto [at, fresh] = seen.emplace(std::pair{st.st_dev, st.st_ino}, &p);
+    if (!fresh)
+      throw LoadError(LoadError::Kind::Io,
+                      printable(*at->second) + " and " + printable(p) +
+                          " are the same file: each rank's file is read once (a pipe cannot be read twice)",
+                      0);
+  }
 }
 
 }  // namespace
@@ -46,15 +88,22 @@ int32_t rank_from_file_name(const std::string& path) {
 
 int32_t rank_of(const Trace& t) { return t.distributed.rank >= 0 ? t.distributed.rank : rank_from_file_name(t.path); }
 
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args) {
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args,
+                                            const std::function<bool(const std::string&)>& keep) {
   std::vector<std::string> out;
   for (const std::string& a : args) {
     std::error_code ec;
     if (fs::is_directory(a, ec)) {
       std::vector<std::string> files;
-      for (const auto& entry : fs::directory_iterator(a, ec))
-        if (entry.is_regular_file(ec) && is_trace_file_name(entry.path().filename().string()))
-          files.push_back(entry.path().string());
+      for (const auto& entry : fs::directory_iterator(a, ec)) {
+        if (!is_trace_file_name(entry.path().filename().string())) continue;
+        std::error_code kind_ec;
+        if (entry.is_regular_file(kind_ec)) {
+          if (!keep || keep(entry.path().string())) files.push_back(entry.path().string());
+        }
+        else if (!entry.is_directory(kind_ec)) refuse_odd_entry(entry.path().string());
+      }
+      if (ec) throw LoadError(LoadError::Kind::Io, printable(a) + ": cannot list the folder: " + ec.message(), 0);
       if (files.empty())
         throw LoadError(LoadError::Kind::Io, a + ": a folder with no trace files (*.json, *.json.gz) in it", 0);
       std::sort(files.begin(), files.end());
@@ -72,6 +121,7 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
       out.push_back(a);  // a missing file is the loader's to report
     }
   }
+  refuse_repeated_files(out);
   return out;
 }
 

@@ -19,8 +19,12 @@ int32_t rank_from_file_name(const std::string& path);
 int32_t rank_of(const Trace& trace);
 
 // Trace files named by `args`: files as given, folders' *.json / *.json.gz (sorted), and glob
-// patterns (`*`, `?`, `[`) expanded. Throws LoadError (Io) naming an argument that matches nothing.
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args);
+// patterns (`*`, `?`, `[`) expanded. A file found in a folder is listed only when `keep` (when
+// given) says so: the caller tells the user why not. Throws LoadError (Io) naming an argument that
+// matches nothing, and a folder's entry named like a trace that is not a regular file (a broken
+// or looping symbolic link, a FIFO, a device): skipped, the job would seem to have fewer ranks.
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args,
+                                            const std::function<bool(const std::string&)>& keep = nullptr);
 
 // Loads every path (threads = min(files, usable cores, max_threads), each load planning its own
 // threads for its share of the cores) and calls

@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include "common/checked_math.hpp"
+
 namespace whyslow {
 namespace {
 
@@ -140,6 +142,26 @@ int64_t OpInput::stored_numel() const {
   for (size_t i = 0; i < dims.size(); ++i)
     if (strides[i] != 0) n *= dims[i];
   return n;
+}
+
+std::optional<int64_t> element_count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (const int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    const std::optional<int64_t> next = checked_mul(n, d);
+    if (!next || *next > kMaxTensorElements) return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
+bool impossible_shapes(const std::vector<OpInput>& inputs) {
+  for (const OpInput& in : inputs) {
+    if (!element_count(in.dims)) return true;
+    for (const std::vector<int64_t>& dims : in.list_dims)
+      if (!element_count(dims)) return true;
+  }
+  return false;
 }
 
 int element_bytes_from_kernel_name(std::string_view kernel) {

@@ -38,6 +38,20 @@ struct OpInput {
   bool is_tensor() const { return element_bytes() > 0 && !list; }
 };
 
+// The most elements a tensor can hold, as far as the models are concerned: 2^40 is 1 TiB of
+// one-byte elements, several times the largest GPU's memory (H200: 141 GB), and products of a
+// few such counts (M·N·K) still fit a double exactly enough and int64 where two are multiplied.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// The product of `dims`, or nothing when a dim is negative or the product exceeds
+// kMaxTensorElements (checked, so a hostile trace's INT64_MAX dims cannot wrap it).
+std::optional<int64_t> element_count(const std::vector<int64_t>& dims);
+
+// True when a tensor (or a TensorList's tensor) among `inputs` has a shape no tensor has: a
+// negative dim, or more than kMaxTensorElements elements. The models multiply dims freely; such
+// shapes get no model ("-128 FLOP" and "-8388608 TiB" otherwise).
+bool impossible_shapes(const std::vector<OpInput>& inputs);
+
 // The inputs of a CPU op, or nothing when the trace has no shapes for it (record_shapes off) or
 // the text cannot be read.
 std::optional<std::vector<OpInput>> op_inputs(const Trace& trace, EventId op);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
 #include "analysis/core/median.hpp"
+#include "common/checked_math.hpp"
 
 namespace whyslow {
 namespace {
@@ -13,7 +15,6 @@ namespace {
 // The block named as the straggler's cause must exceed the others' by at least half its lateness:
 // a smaller difference cannot account for it.
 constexpr double kMinCauseShare = 0.5;
-
 
 using Key = std::tuple<std::string, int64_t>;
 
@@ -48,6 +49,31 @@ bool find_cause(const std::vector<RankDigest>& ranks, size_t s, StragglerCause& 
   return best > 0;
 }
 
+// The result of arithmetic on two ranks' times. Each rank's times lie within ±2^62 ns of its own
+// clock's zero (the loader and the digest reader check it), but two ranks' clocks may be as far
+// apart again: the offsets and the aligned times are checked rather than left to wrap.
+int64_t exact(std::optional<int64_t> v) {
+  if (!v)
+    throw std::invalid_argument("the ranks' clocks are too far apart to line up (their collectives' times differ by "
+                                "2^63 ns or more): not ranks of one job");
+  return *v;
+}
+
+// One job's ranks: each rank below the world size, and every rank that says a world size saying the same.
+void require_one_job(const std::vector<RankDigest>& ranks) {
+  const RankDigest* sized = nullptr;
+  for (const RankDigest& d : ranks) {
+    if (d.world_size <= 0) continue;
+    if (d.rank >= d.world_size)
+      throw std::invalid_argument(d.path + " is rank " + std::to_string(d.rank) + " of world_size " +
+                                  std::to_string(d.world_size) + ": a rank is below the world size");
+    if (sized && sized->world_size != d.world_size)
+      throw std::invalid_argument(sized->path + " says world_size " + std::to_string(sized->world_size) + ", " + d.path +
+                                  " says " + std::to_string(d.world_size) + ": not ranks of one job");
+    sized = &d;
+  }
+}
+
 }  // namespace
 
 CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
@@ -57,6 +83,7 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
     if (ranks[i].rank == ranks[i - 1].rank)
       throw std::invalid_argument(ranks[i - 1].path + " and " + ranks[i].path + " are both rank " +
                                   std::to_string(ranks[i].rank) + " (from distributedInfo or the file name)");
+  require_one_job(ranks);
   f.ranks = std::move(ranks);
   const size_t n = f.ranks.size();
   f.clock_offset_ns.assign(n, 0);
@@ -92,7 +119,7 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
   for (size_t r = 1; r < n; ++r) {
     std::vector<int64_t> diffs;
     for (const auto& [key, at] : common)
-      diffs.push_back(f.ranks[r].collectives[at[r]].end_ns - f.ranks[0].collectives[at[0]].end_ns);
+      diffs.push_back(exact(checked_sub(f.ranks[r].collectives[at[r]].end_ns, f.ranks[0].collectives[at[0]].end_ns)));
     f.clock_offset_ns[r] = median(diffs);
   }
   for (const auto& [key, at] : common) {
@@ -100,13 +127,14 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
     m.group = std::get<0>(key);
     m.seq = std::get<1>(key);
     m.kind = f.ranks[0].collectives[at[0]].kind;
-    for (size_t r = 0; r < n; ++r) m.start_ns.push_back(f.ranks[r].collectives[at[r]].start_ns - f.clock_offset_ns[r]);
+    for (size_t r = 0; r < n; ++r)
+      m.start_ns.push_back(exact(checked_sub(f.ranks[r].collectives[at[r]].start_ns, f.clock_offset_ns[r])));
     const auto lo = std::min_element(m.start_ns.begin(), m.start_ns.end());
     const auto hi = std::max_element(m.start_ns.begin(), m.start_ns.end());  // the first of equal starts
-    m.skew_ns = *hi - *lo;
+    m.skew_ns = exact(checked_sub(*hi, *lo));
     m.last = static_cast<size_t>(hi - m.start_ns.begin());
     if (m.skew_ns > 0) {  // all arriving together: nobody is last
-      f.late_per_step_ns[m.last] += m.skew_ns;
+      f.late_per_step_ns[m.last] = exact(checked_add(f.late_per_step_ns[m.last], m.skew_ns));
       ++f.times_last[m.last];
     }
     f.collectives.push_back(std::move(m));
@@ -123,8 +151,9 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
   // Against the earliest other rank, as the lateness is against the first arrival.
   int64_t earliest = INT64_MAX;
   for (size_t r = 0; r < n; ++r)
-    if (r != f.straggler) earliest = std::min(earliest, f.ranks[r].first_step_start_ns - f.clock_offset_ns[r]);
-  f.step_start_late_ns = f.ranks[f.straggler].first_step_start_ns - f.clock_offset_ns[f.straggler] - earliest;
+    if (r != f.straggler) earliest = std::min(earliest, exact(checked_sub(f.ranks[r].first_step_start_ns, f.clock_offset_ns[r])));
+  f.step_start_late_ns = exact(checked_sub(
+      exact(checked_sub(f.ranks[f.straggler].first_step_start_ns, f.clock_offset_ns[f.straggler])), earliest));
   f.has_cause = find_cause(f.ranks, f.straggler, f.cause) &&
                 static_cast<double>(f.cause.block_ns - f.cause.others_ns) >=
                     kMinCauseShare * static_cast<double>(f.late_per_step_ns[f.straggler]);

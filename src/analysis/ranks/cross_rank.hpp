@@ -43,7 +43,9 @@ struct CrossRankFacts {
   StragglerCause cause;
 };
 
-// `ranks` in any order; throws std::invalid_argument naming two files that claim one rank.
+// `ranks` in any order; throws std::invalid_argument naming two files that claim one rank or say
+// different world sizes, a file whose rank is not below its world size, or ranks whose clocks are
+// too far apart to line up without overflow.
 CrossRankFacts cross_rank(std::vector<RankDigest> ranks);
 
 }  // namespace whyslow

@@ -67,8 +67,9 @@ const ModelledOp& OpModelCache::of(EventId op, EventId kernel) {
     if (m.inputs && kernel_name != kNoName)
       for (OpInput& in : *m.inputs)
         if (in.list) in.list_element_bytes = element_bytes_from_kernel_name(trace_.names.view(kernel_name));
-    if (m.inputs) m.model = model_op(trace_.name_of(op), *m.inputs);
-    else m.model = no_model(NoModelReason::ShapesNotRecorded, std::string(trace_.name_of(op)));
+    if (!m.inputs) m.model = no_model(NoModelReason::ShapesNotRecorded, std::string(trace_.name_of(op)));
+    else if (impossible_shapes(*m.inputs)) m.model = no_model(NoModelReason::ImpossibleShapes, std::string(trace_.name_of(op)));
+    else m.model = model_op(trace_.name_of(op), *m.inputs);
   }
   return it->second;
 }
@@ -110,6 +111,8 @@ std::optional<std::vector<int64_t>> broadcast_shape(const std::vector<const OpIn
       o = d;
     }
   }
+  // Each operand is within kMaxTensorElements, the result of broadcasting them may not be.
+  if (!element_count(out)) return std::nullopt;
   return out;
 }
 

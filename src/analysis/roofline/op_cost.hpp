@@ -59,6 +59,7 @@ enum class NoModelReason : uint8_t {
   ShapesDoNotBroadcast,
   NoLinkedOp,               // a kernel whose launch names no op (no External id)
   NotLaunchedByAtenOp,      // a kernel launched inside `op` (an annotation), not by an ATen op
+  ImpossibleShapes,         // a negative dim, or more elements than any tensor holds (impossible_shapes())
 };
 struct NoModel {
   NoModelReason reason = NoModelReason::None;

@@ -17,6 +17,14 @@ constexpr std::pair<std::string_view, Precision> kPrecisionKeys[] = {
     {"bf16", Precision::BF16}, {"fp8", Precision::FP8},   {"int8", Precision::INT8},
 };
 
+// What a measured ceiling can be, so that a typo or a hostile file cannot print "inf %" (5e-324)
+// or a 300-digit rate (1e308), nor overflow the int conversions. Rates: from 1e6 (a MFLOP/s, a
+// MB/s) to 1e18 (an EFLOP/s, ~500× the fastest GPU's dense peak today). L2: 1 KiB to 1 TiB.
+// SMs: 1 to a million (an H200 has 132).
+constexpr double kMinRate = 1e6, kMaxRate = 1e18;
+constexpr double kMinL2Bytes = 1024, kMaxL2Bytes = 1099511627776.0;
+constexpr double kMinSms = 1, kMaxSms = 1e6;
+
 }  // namespace
 
 Ceilings load_ceilings_file(const std::string& path) {
@@ -29,17 +37,18 @@ Ceilings load_ceilings_file(const std::string& path) {
   simdjson::dom::object obj;
   if (doc.get_object().get(obj)) throw fail("expected a JSON object");
   Ceilings c;
-  const auto number = [&](simdjson::dom::element e, std::string_view key) {
+  const auto number = [&](simdjson::dom::element e, std::string_view key, double lo, double hi) {
     double v = 0;
-    if (e.get_double().get(v) || !(v > 0)) throw fail(fmt::format("'{}' must be a positive number", key));
+    if (e.get_double().get(v) || !(v >= lo && v <= hi))
+      throw fail(fmt::format("'{}' must be a positive number, from {:g} to {:g}", key, lo, hi));
     return v;
   };
   for (auto [key, value] : obj) {
     std::string_view s;
     if (key == "name" && !value.get_string().get(s)) c.name = std::string(s);
-    else if (key == "memory_bytes_per_s") c.bytes_per_s = number(value, key);
-    else if (key == "l2_bytes" && !value.is_null()) c.l2_bytes = static_cast<int64_t>(number(value, key));
-    else if (key == "sm_count") c.sm_count = static_cast<int32_t>(number(value, key));
+    else if (key == "memory_bytes_per_s") c.bytes_per_s = number(value, key, kMinRate, kMaxRate);
+    else if (key == "l2_bytes" && !value.is_null()) c.l2_bytes = static_cast<int64_t>(number(value, key, kMinL2Bytes, kMaxL2Bytes));
+    else if (key == "sm_count") c.sm_count = static_cast<int32_t>(number(value, key, kMinSms, kMaxSms));
     else if (key == "peak_flop_per_s") {
       simdjson::dom::object rates;
       if (value.get_object().get(rates)) throw fail("'peak_flop_per_s' must be an object such as {\"bf16\": 7.9e14}");
@@ -47,7 +56,7 @@ Ceilings load_ceilings_file(const std::string& path) {
         bool known = false;
         for (const auto& [k, precision] : kPrecisionKeys)
           if (p == k) {
-            c.flop_per_s[static_cast<size_t>(precision)] = number(rate, p);
+            c.flop_per_s[static_cast<size_t>(precision)] = number(rate, p, kMinRate, kMaxRate);
             known = true;
           }
         if (!known) throw fail(fmt::format("unknown precision '{}' in 'peak_flop_per_s' (fp64, fp32, tf32, fp16, bf16, fp8, int8)", p));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "common/checked_math.hpp"
 #include "report/json/json_writer.hpp"
 
 namespace whyslow::report {
@@ -40,12 +41,30 @@ void write_id(JsonWriter& w, std::string_view text) {
   else w.string(text);
 }
 
-// A process id no track of the trace uses, so the findings get a process of their own.
+// A process id no event of the trace uses (tracks, and processes that only metadata names), so
+// the findings get a process of their own: one above the largest, or where that would not fit
+// in int64 (a pid of INT64_MAX), the smallest non-negative one free.
 int64_t free_pid(const Trace& t) {
-  int64_t pid = 0;
+  std::vector<int64_t> used = {0};
   for (const Track& tr : t.tracks)
-    if (const auto v = integer_text(tr.pid)) pid = std::max(pid, *v);
-  return pid + 1;
+    if (const auto v = integer_text(tr.pid)) used.push_back(*v);
+  for (const NameId pid : t.metadata_pids)
+    if (const auto v = integer_text(t.names.view(pid))) used.push_back(*v);
+  std::sort(used.begin(), used.end());
+  if (const auto above = checked_add(used.back(), 1)) return *above;
+  int64_t pid = 0;
+  for (const int64_t u : used)
+    if (u == pid) ++pid;  // sorted: the first gap at or above 0
+    else if (u > pid) break;
+  return pid;
+}
+
+// The first flow id whyslow's arrows take: above every flow id of the trace, so a trace annotated
+// twice (or holding another tool's flows that high) keeps its ids apart. Ids beyond 2^62 are
+// hostile, not another tool's: counting up from them could overflow, so the base is kept.
+int64_t first_flow_id(const Trace& t) {
+  constexpr int64_t kHighestBase = int64_t{1} << 62;
+  return t.flows.max_id >= kFlowIdBase && t.flows.max_id < kHighestBase ? t.flows.max_id + 1 : kFlowIdBase;
 }
 
 // A metadata event: {"name": what, "ph": "M", "pid": …, "tid": …, "args": {key: value}}.
@@ -145,7 +164,7 @@ class TrackWriter {
   // From the finding's slice to the event on its own thread or stream ("bp": "e" binds the arrow's
   // head to the slice enclosing the timestamp: the event itself).
   void flow(EventId e, int64_t tid) {
-    const int64_t id = kFlowIdBase + next_flow_++;
+    const int64_t id = first_flow_id_ + next_flow_++;
     const Track& tr = t_.tracks[t_.track[e]];
     JsonWriter s;
     s.begin_object(Layout::Inline).key("ph").string("s").key("cat").string(kCategory).key("name").string("whyslow finding");
@@ -165,6 +184,7 @@ class TrackWriter {
   const Trace& t_;
   const Facts& f_;
   FindingsTrack& out_;
+  const int64_t first_flow_id_ = first_flow_id(t_);
   int64_t next_flow_ = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "report/annotate/annotate_events.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
+#include "trace/json_string.hpp"
 
 namespace whyslow {
 namespace {
@@ -59,6 +60,7 @@ class TopLevelScanner {
           else if (c == '\\') escaped_ = true;
           else if (c == '"') state_ = State::Colon;
           if (state_ == State::Key) key_ += c;
+          else unescape_key();
           ++i;
           break;
         case State::Colon:
@@ -147,6 +149,18 @@ class TopLevelScanner {
   enum class State { Start, KeyOrEnd, Key, Colon, Value, Nested, Scalar, EventsFirst, EventsNext, Event,
                      AfterEvent, EventsClose, Done };
   static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // "trace\u0045vents" is "traceEvents" to the loader (and to any JSON reader): to this scanner too.
+  void unescape_key() {
+    if (key_.find('\\') == std::string::npos) return;
+    const std::string raw = key_ + '"';
+    std::string key;
+    try {
+      unescape_json_string(raw.data(), key);
+    } catch (const JsonStringError&) {  // the loader refused such input before: keep the raw key
+      return;
+    }
+    key_ = std::move(key);
+  }
   void complete_top_level_value(uint64_t end) {
     state_ = State::KeyOrEnd;
     if (events_started_) safe_end_ = end;

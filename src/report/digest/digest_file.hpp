@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/ranks/rank_digest.hpp"
+#include "trace/load_trace.hpp"
 #include "report/ranks_report.hpp"
 
 namespace whyslow {
@@ -26,12 +27,16 @@ struct RankSummary {
 std::string render_digest_json(const RankSummary& summary);
 
 // Throws LoadError (Schema) naming `source` and what is wrong: not a digest, another version, a
-// missing or mistyped field, a name of a category, collective kind, finding or severity this
-// build does not know.
+// missing, mistyped or repeated field, a name of a category, collective kind, finding or severity
+// this build does not know, and values the cross-rank pass cannot compute with: trace_steps 0,
+// negative durations, times outside ±2^62 ns, blocks not sorted by name, a rank not below
+// world_size.
 RankSummary parse_digest_json(std::string_view text, const std::string& source);
 
-// The digest file at `path`: LoadError (Io) when it cannot be read, as parse_digest_json otherwise.
-RankSummary read_digest_file(const std::string& path);
+// The digest file at `path`: LoadError (Io) when it cannot be read, TooLarge when it holds more
+// than `max_bytes` (a digest is one JSON value, held whole with simdjson's index: --max-value-size
+// bounds it as it bounds a trace's values), as parse_digest_json otherwise.
+RankSummary read_digest_file(const std::string& path, size_t max_bytes = kDefaultMaxValueBytes);
 
 // True when the file at `path` starts (white space aside) with { "whyslow_digest" — a digest, not
 // a trace. Reads only the first bytes; false for a file it cannot open (the trace loader reports that)

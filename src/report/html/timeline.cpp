@@ -18,10 +18,16 @@ using page_schema::OverviewField;
 
 // Lanes in the order people read a trace: CPU threads (by process, busiest thread first),
 // then GPU streams (by device and stream), then anything else.
+// Of more than kMaxTimelineLanes, the busiest (most drawable events) are kept.
 std::vector<TrackId> lane_order(const Trace& t, const std::vector<uint32_t>& drawable_per_track) {
   std::vector<TrackId> lanes;
   for (TrackId i = 0; i < t.tracks.size(); ++i)
     if (drawable_per_track[i] > 0) lanes.push_back(i);
+  if (lanes.size() > kMaxTimelineLanes) {
+    std::stable_sort(lanes.begin(), lanes.end(),
+                     [&](TrackId a, TrackId b) { return drawable_per_track[a] > drawable_per_track[b]; });
+    lanes.resize(kMaxTimelineLanes);
+  }
   auto number = [](const std::string& s) {
     int64_t v = INT64_MAX;
     std::from_chars(s.data(), s.data() + s.size(), v);
@@ -67,11 +73,14 @@ class Encoder {
   void write(CompactJson& w) {
     std::vector<uint32_t> drawable(t_.tracks.size(), 0);
     for (EventId e = 0; e < t_.size(); ++e) drawable[t_.track[e]] += is_drawable(t_, e);
-    write_lanes(w, lane_order(t_, drawable));
+    const std::vector<TrackId> lanes = lane_order(t_, drawable);
+    write_lanes(w, lanes);
     write_tables(w);
     write_flows(w);
     w.key("overview_buckets").integer(kOverviewBuckets);
     w.key("hidden_deep").integer(static_cast<int64_t>(hidden_deep_));
+    const size_t with_events = static_cast<size_t>(std::count_if(drawable.begin(), drawable.end(), [](uint32_t n) { return n > 0; }));
+    w.key("hidden_lanes").integer(static_cast<int64_t>(with_events - lanes.size()));
   }
 
   TimelineIndex take_index() { return std::move(index_); }

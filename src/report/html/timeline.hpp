@@ -15,6 +15,10 @@ namespace whyslow::report {
 
 // Nesting deeper than this (deep Python stacks) is left out of the drawing: a lane stays readable.
 inline constexpr int kMaxLaneRows = 32;
+// Lanes drawn at most: the busiest threads and streams. Real traces have tens of threads; a
+// 200k-thread trace made a 20 MB page of 200k lanes nobody can scroll. The rest are counted in
+// "hidden_lanes" and the page says so.
+inline constexpr size_t kMaxTimelineLanes = 1000;
 // Summary resolution for events not embedded: buckets across the whole trace window.
 inline constexpr int64_t kOverviewBuckets = 2000;
 
@@ -22,8 +26,8 @@ struct TimelineIndex {
   std::vector<int32_t> of_event;  // the page's index of each embedded event; -1 when not embedded
 };
 
-// Writes the keys "lanes", "strings", "gpu_details", "shapes", "flows", "overview_buckets" and
-// "hidden_deep" into the open object of `w`. Times are ns from the trace window's start.
+// Writes the keys "lanes", "strings", "gpu_details", "shapes", "flows", "overview_buckets",
+// "hidden_deep" and "hidden_lanes" into the open object of `w`. Times are ns from the trace window's start.
 TimelineIndex write_timeline(CompactJson& w, const Trace& trace, const Facts& facts, const Selection& selection);
 
 }  // namespace whyslow::report

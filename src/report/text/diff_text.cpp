@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/terminal_text.hpp"
 #include "common/units.hpp"
 #include "report/text/text_report.hpp"
 #include "report/format.hpp"
@@ -191,7 +192,7 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
   only("Only in B, per step", d.only_b, false);
   compile_section(out, d);
   graphs_section(out, d);
-  return out;
+  return printable_text(out);
 }
 
 }  // namespace whyslow

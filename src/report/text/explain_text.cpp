@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/steps/steady_steps.hpp"
+#include "common/terminal_text.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/text_report.hpp"
@@ -216,7 +217,7 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   out += ops_table(facts, options.max_rows) + '\n';
   out += annotations_table(facts, options.max_rows);
   if (const std::string blocks = blocks_table(trace, facts, options.max_rows); !blocks.empty()) out += '\n' + blocks;
-  return out;
+  return printable_text(out);
 }
 
 }  // namespace whyslow

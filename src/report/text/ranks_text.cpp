@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/terminal_text.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/ranks_report.hpp"
@@ -69,7 +70,7 @@ std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
   }
   out += "Ranks (medians of steady steps; late/step: the skew of the collectives it arrived last at, per step):\n";
   out += table.render(0);
-  return out;
+  return printable_text(out);
 }
 
 }  // namespace whyslow

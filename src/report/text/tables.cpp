@@ -1,10 +1,11 @@
-#include "common/units.hpp"
 #include "report/text/tables.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 
+#include "common/terminal_text.hpp"
+#include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/text_report.hpp"
 #include "report/text/text_table.hpp"
@@ -188,12 +189,12 @@ std::string annotations_table(const Facts& facts, size_t max_rows) {
 namespace whyslow {
 
 std::string render_ops_text(const Facts& facts, const TextOptions& options) {
-  return report::ops_table(facts, options.max_rows);
+  return printable_text(report::ops_table(facts, options.max_rows));
 }
 
 std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options) {
-  return report::kernels_table(trace, facts, options.max_rows) + '\n' +
-         report::roofline_table(trace, facts, options.max_rows);
+  return printable_text(report::kernels_table(trace, facts, options.max_rows) + '\n' +
+                        report::roofline_table(trace, facts, options.max_rows));
 }
 
 }  // namespace whyslow

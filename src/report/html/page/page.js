@@ -79,6 +79,7 @@ function renderCoverage(D) {
       "long enough to show at full zoom. Elsewhere it draws a per-pixel summary (paler). For every event, open the " +
       "trace in Perfetto (whyslow annotate adds the findings to it).";
   if (D.hidden_deep > 0) text += ` ${fmtCount(D.hidden_deep)} events nested deeper than ${SCHEMA.MAX_LANE_ROWS} levels are not drawn.`;
+  if (D.hidden_lanes > 0) text += ` ${fmtCount(D.hidden_lanes)} threads and streams with the fewest events are not drawn: the page keeps the busiest.`;
   note.textContent = text;
 }
 
