@@ -18,6 +18,7 @@
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/bound_scope.hpp"
 
 namespace whyslow {
 namespace {
@@ -456,8 +457,11 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
     x.impact_ns = std::max<int64_t>(0, r.cpu_total_ns - r.gpu_ns);
     x.impact_what = "its CPU time beyond its GPU work, which batching its launches would no longer spend";
   } else if (actionable && cost == Cost::Sync) {
-    x.impact_ns = sync_ns;
-    x.impact_what = "its time blocked in synchronizing calls";
+    // As sync_wait's: a wait gives back only the GPU's idle time after it (while the GPU runs queued
+    // work the wait costs nothing), so at most the steady state's idle time after syncs, per step.
+    const BoundScope scope = bound_scope(f);
+    x.impact_ns = std::min(sync_ns, scope.mean_ns(IdleCause::Sync) * steps);
+    x.impact_what = "its time blocked in synchronizing calls, at most the GPU's idle time after syncs";
   } else {
     x.impact_what = "where the time is, not a saving: the other findings measure what a fix gives back";
   }
