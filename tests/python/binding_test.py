@@ -132,7 +132,8 @@ def check_errors():
         except whyslow.TraceError as e:
             check(e.kind == "io" and "missing.json" in str(e), f"missing file: {e}")
         try:
-            whyslow.explain([LEGACY, LEGACY])
+            # two different traces: the same file twice is refused earlier (each file is read once)
+            whyslow.explain([LEGACY, os.path.join(FIXTURES, "torch", "mm_bias_64_fp32.json.gz")])
             check(False, "two runs that are not ranks raise")
         except whyslow.TraceError as e:
             check("2 traces that are not the ranks of one job" in str(e) and "whyslow diff" in str(e), f"two runs: {e}")
