@@ -14,6 +14,7 @@
 #include "analysis/ranks/cross_rank.hpp"
 #include "explain/explain_ranks.hpp"
 #include "report/digest/digest_file.hpp"
+#include "report/format.hpp"
 #include "report/ranks_report.hpp"
 #include "trace/load_error.hpp"
 
@@ -37,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rep.facts = whyslow::cross_rank({s.digest, other});
     rep.findings = whyslow::explain_ranks(rep.facts);
     rep.rank_findings = {s.findings, s.findings};
-    volatile size_t out = whyslow::render_ranks_text(rep).size() + whyslow::render_ranks_json(rep).size();
+    volatile size_t out = whyslow::render_ranks_text(rep, whyslow::report::kDefaultLineWidth).size() + whyslow::render_ranks_json(rep).size();
     (void)out;
   } catch (const std::invalid_argument&) {  // clocks too far apart, ranks of two jobs: said, not computed
   }
