@@ -82,7 +82,9 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   rule_hotspot(t, f, out);
   rule_no_annotations(t, f, out);
   rule_eager_attention(t, f, out);
-  const double gpu_share = gpu_busy_share(f);
+  // The steady state's bound scope is one more pass over the windows: only for a GPU-time saving.
+  const bool any_gpu_saving = std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.impact_is_gpu_time; });
+  const double gpu_share = any_gpu_saving ? gpu_busy_share(f) : 0;
   for (Finding& x : out) {
     if (x.impact_is_gpu_time) {
       x.impact_ns = static_cast<int64_t>(static_cast<double>(x.impact_ns) * gpu_share);
