@@ -86,7 +86,12 @@ auto load_through_pipe(const TempDir& dir, const std::string& path, Load load) {
   static std::atomic<int> counter{0};
   const std::string fifo = dir.path("pipe" + std::to_string(counter++));
   if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + fifo);
-  ::signal(SIGPIPE, SIG_IGN);  // a load that stops early closes the pipe: the writer just stops
+  // A load that stops early closes the pipe: the writer just stops. Only while this load runs: the
+  // process's disposition is restored after (a test of SIGPIPE's handling runs in this process too).
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, &before);
   std::thread writer([&] {
     const int out = ::open(fifo.c_str(), O_WRONLY);
     if (out < 0) return;
@@ -108,8 +113,12 @@ auto load_through_pipe(const TempDir& dir, const std::string& path, Load load) {
   });
   struct Join {
     std::thread& t;
-    ~Join() { t.join(); }
-  } join{writer};
+    const struct sigaction& restore;
+    ~Join() {
+      t.join();
+      ::sigaction(SIGPIPE, &restore, nullptr);
+    }
+  } join{writer, before};
   return load(fifo);
 }
 
