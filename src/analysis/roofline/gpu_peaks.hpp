@@ -1,11 +1,12 @@
 // What a GPU can do at most: peak arithmetic rate per precision, memory bandwidth, L2 size and
-// SM count. From the vendors' datasheets (gpu_peaks.cpp, each with its source), or measured on
+// SM count. From the vendors' datasheets (datasheet_*.cpp, each with its source), or measured on
 // the machine and read from a peaks file (`--peaks FILE`, format in docs/JSON.md).
 #pragma once
 
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/core/op_inputs.hpp"
 
@@ -19,11 +20,21 @@ struct Ceilings {
   // all non-matrix work; the others are the matrix (tensor core) rates.
   std::array<double, kPrecisions> flop_per_s{};
   double bytes_per_s = 0;  // device memory bandwidth
-  int64_t l2_bytes = 0;    // the last cache before device memory
+  int64_t l2_bytes = 0;    // the last cache before device memory; 0 where no source gives it
   int32_t sm_count = 0;
 
   double flops(Precision p) const { return flop_per_s[static_cast<size_t>(p)]; }
 };
+
+// One row of the datasheet table: the names the driver reports for one part (deviceProperties.name)
+// and its ceilings, source included.
+struct DatasheetRow {
+  std::vector<std::string_view> names;
+  Ceilings ceilings;
+};
+
+// Every row, NVIDIA's and AMD's: the datasheet_*.cpp files beside gpu_peaks.cpp, joined there.
+const std::vector<DatasheetRow>& datasheet_table();
 
 // The datasheet entry for a GPU, matched by its exact name as the driver reports it
 // (deviceProperties.name, case-insensitive); nullptr for GPUs not in the table, whose roofline
