@@ -36,7 +36,8 @@ TEST(RooflinePeaks, DatasheetMatchesExactDriverNames) {
   // A100 has no fp8: unknown, not zero-divided into a roof.
   EXPECT_EQ(datasheet_ceilings("NVIDIA A100-SXM4-80GB")->flops(Precision::FP8), 0);
   // Near misses get nothing: "NVIDIA H100" alone could be the PCIe or the SXM part.
-  for (const char* name : {"NVIDIA H100", "NVIDIA GeForce RTX 4070 Ti", "Tesla V100-SXM2-16GB", ""})
+  for (const char* name : {"NVIDIA H100", "NVIDIA GeForce RTX 4070 Ti SUPER", "Tesla V100-SXM2-32GB-LS", "NVIDIA H20",
+                           "NVIDIA A10G", ""})
     EXPECT_EQ(datasheet_ceilings(name), nullptr) << name;
 }
 
