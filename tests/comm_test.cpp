@@ -76,6 +76,16 @@ TEST(Comm, KernelNames) {
   EXPECT_EQ(link_peak("NVIDIA H100 PCIe"), nullptr);  // peer link depends on the host: not guessed
 }
 
+TEST(Comm, LinkPeaksOfTheExportParts) {
+  // Datasheet totals of both directions, halved: A800 and H800 400 GB/s, GH200 900 GB/s.
+  ASSERT_NE(link_peak("NVIDIA H800"), nullptr);
+  EXPECT_DOUBLE_EQ(link_peak("NVIDIA H800")->bytes_per_s, 200e9);
+  EXPECT_DOUBLE_EQ(link_peak("NVIDIA A800-SXM4-80GB")->bytes_per_s, 200e9);
+  EXPECT_DOUBLE_EQ(link_peak("NVIDIA GH200 144G HBM3e")->bytes_per_s, 450e9);
+  EXPECT_EQ(link_peak("NVIDIA H800 PCIe"), nullptr);  // NVLink only through an optional bridge
+  EXPECT_EQ(link_peak("NVIDIA H20"), nullptr);        // no datasheet to read it from
+}
+
 TEST(Comm, StepSplitsComputeCommAndExposed) {
   const auto e = explain_text(trace_json(one_step()));
   ASSERT_EQ(e.facts.steps.size(), 1u);
