@@ -29,7 +29,9 @@ TEST(DatasheetTable, EveryRowHasASourceAndItsOwnNames) {
     for (size_t j = 0; j < table.size(); ++j)
       for (std::string_view a : r.names)
         for (std::string_view b : table[j].names)
-          if (i != j || a.data() != b.data()) EXPECT_FALSE(same_gpu_name(a, b)) << a << " is in two places";
+          if (i != j || a.data() != b.data()) {
+            EXPECT_FALSE(same_gpu_name(a, b)) << a << " is in two places";
+          }
   }
 }
 
@@ -45,9 +47,15 @@ TEST(DatasheetTable, RatesAreOrderedAsTheHardwareOrdersThem) {
       EXPECT_GE(fp16, tf32);
       EXPECT_GE(tf32, fp32);
     }
-    if (bf16 > 0) EXPECT_EQ(bf16, fp16);
-    if (fp8 > 0) EXPECT_GE(fp8, fp16);
-    if (int8 > 0) EXPECT_GE(int8, fp16);
+    if (bf16 > 0) {
+      EXPECT_EQ(bf16, fp16);
+    }
+    if (fp8 > 0) {
+      EXPECT_GE(fp8, fp16);
+    }
+    if (int8 > 0) {
+      EXPECT_GE(int8, fp16);
+    }
   }
 }
 
