@@ -80,7 +80,7 @@ struct StepFacts {
   int64_t data_loading_gpu_idle_ns = 0;
   uint32_t allocator_calls = 0;  // allocator calls on the step's thread, started in the step
   // The step's GPU work split (comm_names.hpp says what communication is): compute is the union of
-  // the other kernels, copies and memsets; comm the union of the NCCL/RCCL kernels; exposed comm the
+  // the other kernels, copies and memsets; comm the union of the communication kernels; exposed comm the
   // part of comm during which no compute ran. gpu_busy_ns = compute_ns + exposed_comm_ns.
   int64_t compute_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
   GpuIdle idle;  // the GPU inside [start, end) and why it idles (classify_gpu_idle)
@@ -139,7 +139,7 @@ struct SyncCall {
   // Made inside DDP, FSDP or c10d (comm_names.hpp: is_distributed_library_frame): the library's
   // own sync, not the user's .item().
   bool distributed_library = false;
-  int64_t comm_busy_ns = 0; // of gpu_busy_ns, NCCL/RCCL kernels running (union of them, during the wait)
+  int64_t comm_busy_ns = 0; // of gpu_busy_ns, communication kernels running (union of them, during the wait)
 };
 struct SyncFacts {
   std::vector<SyncCall> calls;

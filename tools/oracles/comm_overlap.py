@@ -2,11 +2,11 @@
 """A second implementation of whyslow's communication numbers, from the raw JSON with the standard
 library only, in exact integer nanoseconds (ts and dur parsed as decimals, × 1000):
 
-- compute: union of every kernel, memcpy and memset that is not an NCCL/RCCL kernel (name starting
-  with ncclKernel_, ncclDevKernel_ or rccl); comm: union of those kernels; exposed comm: comm time
-  not covered by compute. Whole trace, and per ProfilerStep#N (GPU work belongs to the step whose
+- compute: union of every kernel, memcpy and memset that is not a communication kernel (an NCCL/RCCL
+  name starting with ncclKernel_, ncclDevKernel_ or rccl, or a library collective below); comm:
+  union of those kernels; exposed comm: comm time not covered by compute. Whole trace, and per ProfilerStep#N (GPU work belongs to the step whose
   [start, end] holds its launch call's start, matched by args.correlation; else its own start).
-- across ranks (`skew`): the NCCL/RCCL kernels matched by their order within each rank's trace
+- across ranks (`skew`): the communication kernels matched by their order within each rank's trace
   (when no Seq arg is present), rank clocks aligned on the median difference of the kernels' ends,
   and each collective's arrival skew (last aligned start − first) and its last rank (none when all
   start together).
@@ -23,6 +23,27 @@ from decimal import Decimal
 GPU_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
 LAUNCH_CATS = {"cuda_runtime", "Runtime", "cuda_driver", "hip_runtime"}
 COMM_PREFIXES = ("ncclKernel_", "ncclDevKernel_", "rccl")
+# The collective kernels of libraries that bypass NCCL, as (namespace, function names), from their
+# sources: PyTorch symm_mem (CUDASymmetricMemoryOps.cu), vLLM csrc/custom_all_reduce.cuh and
+# SGLang's copy, TensorRT-LLM customAllReduceKernels.cu, DeepEP csrc/kernels/*.cu (also under
+# deep_ep::legacy::) and deep_ep/include/deep_ep/impls/*.cuh.
+LIBRARY_COLLECTIVES = {
+    "(anonymous namespace)": {"multimem_all_reduce_kernel", "multimem_one_shot_all_reduce_kernel",
+                              "multimem_all_gather_kernel", "one_shot_all_reduce_kernel",
+                              "two_shot_all_reduce_kernel", "two_shot_all_reduce_kernel_inplace"},
+    "vllm": {"cross_device_reduce_1stage", "cross_device_reduce_2stage", "cross_device_reduce_half_butterfly"},
+    "sglang": {"cross_device_reduce_1stage", "cross_device_reduce_2stage"},
+    "tensorrt_llm::kernels": {"oneShotAllReduceKernel", "twoShotAllReduceKernel"},
+    "deep_ep::intranode": {"notify_dispatch", "dispatch", "combine", "cached_notify_dispatch",
+                           "cached_notify_combine", "barrier"},
+    "deep_ep::internode": {"notify_dispatch", "dispatch", "combine", "cached_notify"},
+    "deep_ep::internode_ll": {"dispatch", "combine"},
+    "deep_ep::elastic": {"dispatch_impl", "combine_impl", "hybrid_dispatch_impl", "hybrid_combine_impl",
+                         "pp_send_impl", "pp_recv_impl", "barrier_impl"},
+}
+# "void ns::function<template args>(params)": the return type is optional, the function ends at
+# its template arguments or parameters.
+KERNEL_FUNCTION = re.compile(r"^(?:void )?(?P<ns>\(anonymous namespace\)|[A-Za-z_][\w:]*?)::(?P<fn>\w+)[<(]")
 STEP = re.compile(r"^ProfilerStep#\d+$")
 
 
@@ -68,7 +89,13 @@ def exposed(comm, compute):
 
 
 def is_comm(name):
-    return name.startswith(COMM_PREFIXES)
+    if name.startswith(COMM_PREFIXES):
+        return True
+    m = KERNEL_FUNCTION.match(name)
+    if not m:
+        return False
+    ns = m.group("ns").replace("deep_ep::legacy::", "deep_ep::")
+    return m.group("fn") in LIBRARY_COLLECTIVES.get(ns, ())
 
 
 def gpu_work(events):

@@ -16,11 +16,124 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-bool is_comm_kernel(std::string_view n) {
+bool is_nccl_kernel(std::string_view n) {
   return starts_with(n, "ncclKernel_") || starts_with(n, "ncclDevKernel_") || starts_with(n, "rccl");
 }
+
+// The function a kernel's demangled signature names, with its namespaces, without its return type,
+// template arguments or parameters: "void (anonymous namespace)::multimem_all_reduce_kernel<
+// c10::BFloat16, 16>(c10::BFloat16*, …)" → "(anonymous namespace)::multimem_all_reduce_kernel".
+std::string_view qualified_function(std::string_view n) {
+  if (starts_with(n, "void ")) n.remove_prefix(5);
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+  const size_t from = starts_with(n, kAnonymous) ? kAnonymous.size() : 0;
+  return n.substr(0, n.find_first_of("<(", from));
+}
+
+// Whether a qualified function is the table's `function`. DeepEP's legacy:: namespace (2026)
+// holds its first kernels unchanged: "deep_ep::legacy::intranode::dispatch" is
+// "deep_ep::intranode::dispatch".
+bool is_function(std::string_view q, std::string_view function) {
+  constexpr std::string_view kDeepEp = "deep_ep::", kLegacy = "deep_ep::legacy::";
+  if (starts_with(q, kLegacy) && starts_with(function, kDeepEp))
+    return q.substr(kLegacy.size()) == function.substr(kDeepEp.size());
+  return q == function;
+}
+
+// Collective kernels of the libraries that bypass NCCL, by qualified function name (exact match:
+// a compute kernel never shares one). Sources:
+//   PyTorch symmetric memory, torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu
+//     (static kernels in an anonymous namespace; vLLM's symm_mem all-reduce runs these)
+//   vLLM custom all-reduce, csrc/custom_all_reduce.cuh (namespace vllm); SGLang's sgl-kernel copy
+//     keeps the names in namespace sglang (as its profiles show them)
+//   TensorRT-LLM, cpp/tensorrt_llm/kernels/customAllReduceKernels.cu (namespace tensorrt_llm::kernels)
+//   DeepEP, csrc/kernels/{intranode,internode,internode_ll}.cu (moved to csrc/kernels/legacy/ in
+//     2026) and deep_ep/include/deep_ep/impls/*.cuh (deep_ep::elastic): dispatch and combine move
+//     tokens to and from their experts' ranks, an all-to-all; notify_dispatch exchanges the token
+//     counts before it. Local work (get_dispatch_layout, the buffer cleaners, the *_epilogue
+//     kernels) is not communication.
+struct LibraryKernel {
+  std::string_view function;
+  CollectiveKind kind;
+};
+constexpr LibraryKernel kLibraryKernels[] = {
+    {"(anonymous namespace)::multimem_all_reduce_kernel", CollectiveKind::AllReduce},
+    {"(anonymous namespace)::multimem_one_shot_all_reduce_kernel", CollectiveKind::AllReduce},
+    {"(anonymous namespace)::multimem_all_gather_kernel", CollectiveKind::AllGather},
+    {"(anonymous namespace)::one_shot_all_reduce_kernel", CollectiveKind::AllReduce},
+    {"(anonymous namespace)::two_shot_all_reduce_kernel", CollectiveKind::AllReduce},  // or reduce_scatter, below
+    {"(anonymous namespace)::two_shot_all_reduce_kernel_inplace", CollectiveKind::AllReduce},
+    {"vllm::cross_device_reduce_1stage", CollectiveKind::AllReduce},
+    {"vllm::cross_device_reduce_2stage", CollectiveKind::AllReduce},
+    {"vllm::cross_device_reduce_half_butterfly", CollectiveKind::AllReduce},
+    {"sglang::cross_device_reduce_1stage", CollectiveKind::AllReduce},
+    {"sglang::cross_device_reduce_2stage", CollectiveKind::AllReduce},
+    {"tensorrt_llm::kernels::oneShotAllReduceKernel", CollectiveKind::AllReduce},
+    {"tensorrt_llm::kernels::twoShotAllReduceKernel", CollectiveKind::AllReduce},
+    {"deep_ep::intranode::notify_dispatch", CollectiveKind::AllToAll},
+    {"deep_ep::intranode::dispatch", CollectiveKind::AllToAll},
+    {"deep_ep::intranode::combine", CollectiveKind::AllToAll},
+    {"deep_ep::intranode::cached_notify_dispatch", CollectiveKind::Other},  // barriers around a buffer reset
+    {"deep_ep::intranode::cached_notify_combine", CollectiveKind::Other},
+    {"deep_ep::intranode::barrier", CollectiveKind::Other},
+    {"deep_ep::internode::notify_dispatch", CollectiveKind::AllToAll},
+    {"deep_ep::internode::dispatch", CollectiveKind::AllToAll},
+    {"deep_ep::internode::combine", CollectiveKind::AllToAll},
+    {"deep_ep::internode::cached_notify", CollectiveKind::Other},
+    {"deep_ep::internode_ll::dispatch", CollectiveKind::AllToAll},
+    {"deep_ep::internode_ll::combine", CollectiveKind::AllToAll},
+    {"deep_ep::elastic::dispatch_impl", CollectiveKind::AllToAll},
+    {"deep_ep::elastic::combine_impl", CollectiveKind::AllToAll},
+    {"deep_ep::elastic::hybrid_dispatch_impl", CollectiveKind::AllToAll},
+    {"deep_ep::elastic::hybrid_combine_impl", CollectiveKind::AllToAll},
+    {"deep_ep::elastic::pp_send_impl", CollectiveKind::SendRecv},
+    {"deep_ep::elastic::pp_recv_impl", CollectiveKind::SendRecv},
+    {"deep_ep::elastic::barrier_impl", CollectiveKind::Other},
+};
+
+const LibraryKernel* library_kernel(std::string_view kernel_name) {
+  const std::string_view q = qualified_function(kernel_name);
+  for (const LibraryKernel& k : kLibraryKernels)
+    if (is_function(q, k.function)) return &k;
+  return nullptr;
+}
+
+// symm_mem's reduce_scatter_out runs two_shot_all_reduce_kernel<T, alignment, world_size,
+// reduce_scatter = true, split_last_dim>: its fourth template argument says which collective it is.
+bool is_two_shot_reduce_scatter(std::string_view kernel_name) {
+  const size_t open = kernel_name.find("two_shot_all_reduce_kernel<");
+  if (open == std::string_view::npos) return false;
+  std::string_view args = kernel_name.substr(open + std::string_view("two_shot_all_reduce_kernel<").size());
+  for (int comma = 0; comma < 3; ++comma) {
+    const size_t at = args.find(", ");
+    if (at == std::string_view::npos) return false;
+    args.remove_prefix(at + 2);
+  }
+  return starts_with(args, "true");
+}
+
+// The collective a c10d collective name (allreduce, _allgather_base, reduce_scatter_tensor_coalesced,
+// alltoall_base, send, …) or an NCCL kernel name (ncclKernel_AllReduce_RING_LL_…,
+// ncclDevKernel_SendRecv) spells out: lower case without '_'.
+CollectiveKind kind_in_name(std::string_view name) {
+  std::string s = lower(name);
+  s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
+  if (s.empty()) return CollectiveKind::Other;
+  if (contains(s, "allreduce")) return CollectiveKind::AllReduce;
+  if (contains(s, "allgather")) return CollectiveKind::AllGather;
+  if (contains(s, "reducescatter")) return CollectiveKind::ReduceScatter;
+  if (contains(s, "alltoall")) return CollectiveKind::AllToAll;
+  if (contains(s, "broadcast")) return CollectiveKind::Broadcast;
+  if (contains(s, "sendrecv") || starts_with(s, "send") || starts_with(s, "recv") || contains(s, "kernelsend") ||
+      contains(s, "kernelrecv"))
+    return CollectiveKind::SendRecv;
+  if (contains(s, "reduce")) return CollectiveKind::Reduce;
+  return CollectiveKind::Other;
+}
+
+}  // namespace
+
+bool is_comm_kernel(std::string_view n) { return is_nccl_kernel(n) || library_kernel(n) != nullptr; }
 
 std::string_view to_string(CollectiveKind k) {
   switch (k) {
@@ -37,25 +150,11 @@ std::string_view to_string(CollectiveKind k) {
 }
 
 CollectiveKind collective_kind(std::string_view collective_name, std::string_view kernel_name) {
-  // Lower case without '_': "allreduce", "allgatherbase", "reducescattertensorcoalesced", …
-  auto squash = [](std::string_view s) {
-    std::string out = lower(s);
-    out.erase(std::remove(out.begin(), out.end(), '_'), out.end());
-    return out;
-  };
-  for (const std::string& s : {squash(collective_name), squash(kernel_name)}) {
-    if (s.empty()) continue;
-    if (contains(s, "allreduce")) return CollectiveKind::AllReduce;
-    if (contains(s, "allgather")) return CollectiveKind::AllGather;
-    if (contains(s, "reducescatter")) return CollectiveKind::ReduceScatter;
-    if (contains(s, "alltoall")) return CollectiveKind::AllToAll;
-    if (contains(s, "broadcast")) return CollectiveKind::Broadcast;
-    if (contains(s, "sendrecv") || starts_with(s, "send") || starts_with(s, "recv") ||
-        contains(s, "kernelsend") || contains(s, "kernelrecv"))
-      return CollectiveKind::SendRecv;
-    if (contains(s, "reduce")) return CollectiveKind::Reduce;
-  }
-  return CollectiveKind::Other;
+  // What c10d says it asked for first, then a library kernel's own kind, then NCCL's kernel name.
+  if (const CollectiveKind k = kind_in_name(collective_name); k != CollectiveKind::Other) return k;
+  if (const LibraryKernel* library = library_kernel(kernel_name))
+    return is_two_shot_reduce_scatter(kernel_name) ? CollectiveKind::ReduceScatter : library->kind;
+  return kind_in_name(kernel_name);
 }
 
 double bus_bandwidth_factor(CollectiveKind kind, int32_t n) {
@@ -85,7 +184,7 @@ int64_t dtype_bytes(std::string_view d) {
 
 bool is_distributed_library_frame(std::string_view n) {
   return starts_with(n, "DistributedDataParallel.") || starts_with(n, "FullyShardedDataParallel.") ||
-         starts_with(n, "FSDP") || starts_with(n, "c10d::") || starts_with(n, "nccl:") ||
+         starts_with(n, "FSDP") || starts_with(n, "c10d::") || starts_with(n, "nccl:") || starts_with(n, "hccl:") ||
          n == "record_param_comms" || contains(n, "torch/distributed/") ||
          contains(n, "torch/nn/parallel/distributed.py");
 }

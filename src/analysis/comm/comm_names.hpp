@@ -8,15 +8,20 @@
 namespace whyslow {
 
 // A collective or point-to-point kernel: NCCL's `ncclKernel_*` (≤ 2.18) and `ncclDevKernel_*`
-// (2.19+), which RCCL keeps (`ncclDevKernel_Generic`), and RCCL's own `rccl*` kernels.
+// (2.19+), which RCCL keeps (`ncclDevKernel_Generic`), RCCL's own `rccl*` kernels, and the
+// collectives of the libraries that bypass NCCL, matched by their exact function names (PyTorch
+// symmetric memory's multimem / one-shot / two-shot all-reduce, vLLM's and SGLang's custom
+// all-reduce, TensorRT-LLM's one/two-shot all-reduce, DeepEP's dispatch / combine / notify;
+// the table with its sources is in comm_names.cpp and docs/JSON.md).
 bool is_comm_kernel(std::string_view kernel_name);
 
 enum class CollectiveKind : uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv, Other };
 std::string_view to_string(CollectiveKind kind);  // "all_reduce", "all_gather", …
 
 // From c10d's "Collective name" (allreduce, _allgather_base, reduce_scatter_tensor_coalesced,
-// alltoall_base, send, …) or, without it, from the kernel name (ncclKernel_AllReduce_RING_LL_…,
-// ncclDevKernel_SendRecv, …). Other when neither says.
+// alltoall_base, send, …); without it, from a library kernel's entry (DeepEP's dispatch and
+// combine are all_to_all) or the NCCL kernel name (ncclKernel_AllReduce_RING_LL_…,
+// ncclDevKernel_SendRecv, …). Other when none says.
 CollectiveKind collective_kind(std::string_view collective_name, std::string_view kernel_name);
 
 // NCCL's bus-bandwidth factor (nccl-tests, doc/PERFORMANCE.md, "Bus bandwidth"): busBw = algBw ×
@@ -30,7 +35,7 @@ int64_t dtype_bytes(std::string_view dtype);
 
 // A frame of the distributed libraries, by the name of an op, annotation or Python frame:
 // DistributedDataParallel.* / FullyShardedDataParallel.* / FSDP* module calls, c10d:: ops,
-// nccl:* annotations, record_param_comms, and Python frames in torch/distributed/ or
+// nccl:* annotations (hccl:* on MTIA), record_param_comms, and Python frames in torch/distributed/ or
 // torch/nn/parallel/distributed.py.
 bool is_distributed_library_frame(std::string_view name);
 

@@ -1,4 +1,4 @@
-// exposed_comm: communication that compute does not hide. While an NCCL/RCCL kernel runs with no
+// exposed_comm: communication that compute does not hide. While a communication kernel runs with no
 // compute beside it, the step waits for the network (or for a peer): that time is the step's to
 // win back by overlapping, or by fewer, larger collectives.
 #include <fmt/core.h>
@@ -55,7 +55,7 @@ void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) 
   x.severity = share >= kCriticalShare ? Severity::Critical : share >= kWarningShare ? Severity::Warning : Severity::Info;
   x.title = fmt::format("Communication not hidden by compute: {} of {}", human_duration(exposed), basis.words);
   x.detail = fmt::format(
-      "NCCL/RCCL kernels take {} per step; during {} of it no other kernel, copy or memset ran, so the step "
+      "Communication kernels take {} per step; during {} of it no other kernel, copy or memset ran, so the step "
       "waited for communication ({} of the step). Collectives over the steady steps, by exposed time: {}.",
       human_duration(comm), human_duration(exposed), human_percent(share), which.empty() ? "none" : which);
   x.evidence = {us("exposed_comm_us", exposed), us("comm_us", comm), us("step_us", median_of(steps, &StepFacts::duration_ns)), percent("exposed_comm_pct", share),

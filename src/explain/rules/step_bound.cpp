@@ -191,7 +191,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
         "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
         "kernels that take the most time.{}{}",
         unit, human_duration(busy), human_duration(step), human_duration(cpu),
-        comm > 0 ? fmt::format(" Of it, compute (all but the NCCL/RCCL kernels) covers {}.", human_duration(compute)) : "",
+        comm > 0 ? fmt::format(" Of it, compute (all but the communication kernels) covers {}.", human_duration(compute)) : "",
         (backlog >= kWordedBacklogShare
              ? fmt::format(" Before its first recorded work the GPU sat {} with work already queued: it was still "
                           "running work launched before the profiler started, so that stretch is GPU time too.",

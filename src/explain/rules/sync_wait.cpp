@@ -51,7 +51,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       idle ? "So the GPU mostly had nothing to do while the CPU waited: the waits cover launches still in the "
              "queue or one-off start-up work, not long kernels."
       : on_comm
-          ? fmt::format("Of that, {} was communication (NCCL/RCCL kernels): the CPU waited for collectives, which "
+          ? fmt::format("Of that, {} was communication (collective kernels): the CPU waited for collectives, which "
                         "may themselves be waiting for a late peer rank (see exposed_comm / comm_wait).",
                         human_duration(s.total_comm_busy_ns))
           : "So the CPU is waiting for real GPU work; that is fine when the result is needed now, and a waste "

@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "analysis/comm/comm_names.hpp"
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
 
@@ -20,6 +21,7 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
 // rocBLAS/Tensile, FlashAttention, NCCL, Triton, ATen). Order matters: a Triton kernel named
 // triton_red_fused_gemm… is Triton, a cuDNN "implicit_convolve_sgemm" is a convolution.
 DrawClass kernel_class(std::string_view name) {
+  if (is_comm_kernel(name)) return DrawClass::Communication;  // NCCL/RCCL and the libraries' collectives
   if (is_triton_kernel(name)) return DrawClass::Triton;
   std::string lower(name.substr(0, 256));
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -61,7 +63,7 @@ constexpr std::array<ClassText, kDrawClassCount> kText = {{
     {"attention", "attention kernel"},
     {"elementwise", "elementwise / copy kernel"},
     {"reduction", "reduction / norm / softmax kernel"},
-    {"communication", "communication kernel (NCCL/RCCL)"},
+    {"communication", "communication kernel (NCCL/RCCL, custom all-reduce, DeepEP)"},
     {"triton", "Triton kernel (torch.compile)"},
     {"other_kernel", "other kernel"},
     {"copy_htod", "memcpy host → device"},

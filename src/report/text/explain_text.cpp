@@ -60,7 +60,7 @@ std::string header(const Trace& trace, const Facts& facts) {
                          l.iterations.size(), is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
                          human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns));
   if (facts.window.comm_ns > 0)
-    out += fmt::format("  communication: {} NCCL/RCCL kernels · comm {} · exposed (no compute running) {} · compute {}\n",
+    out += fmt::format("  communication: {} communication kernels · comm {} · exposed (no compute running) {} · compute {}\n",
                        format_count(facts.comm.calls.size()), human_duration(facts.window.comm_ns),
                        human_duration(facts.window.exposed_comm_ns), human_duration(facts.window.compute_ns));
   if (trace.truncated)
