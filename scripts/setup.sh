@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian packages whyslow builds with, only those that are missing.
-#   scripts/setup.sh --cli   what building the `whyslow` command needs, nothing more (scripts/demo.sh)
-#   scripts/setup.sh [PKG…]  everything the tests need too (scripts/test.sh), and the packages named
-#                            (CI's sanitizer job adds its compiler: scripts/ci_sanitizers.sh)
+#   scripts/setup.sh --cli    what building the `whyslow` command needs, nothing more (scripts/demo.sh)
+#   scripts/setup.sh --build  what building everything (tests, whyslow-mpi) needs: scripts/test.sh
+#                             installs these first and the rest while it compiles
+#   scripts/setup.sh [PKG…]   everything the tests need too (scripts/test.sh), and the packages named
+#                             (CI's sanitizer job adds its compiler: scripts/ci_sanitizers.sh)
 set -euo pipefail
 # The command: a compiler, CMake, Ninja, and the libraries it links (ISA-L: gzip traces inflate
 # about 3x faster than through zlib).
 cli_packages=(build-essential cmake ninja-build pkg-config
               libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev)
-# The tests, on top of those:
-# libgtest-dev: the C++ tests; python3: the Python oracles and test drivers;
-# chromium: the HTML report's browser tests open it headless (an 80 MB download, 350 MB installed, ~15 s);
-# python3-dev, python3-venv, pybind11-dev: `pip install .` (the Python module, python/); python3-torch
-# (1.13, CPU-only; with its dependencies ~280 packages) and python3-pandas: the python_binding test's real client;
-# libopenmpi-dev, openmpi-bin: whyslow-mpi and its test (mpirun).
-test_packages=(python3 libgtest-dev chromium
-               python3-dev python3-venv pybind11-dev python3-torch python3-pandas
-               libopenmpi-dev openmpi-bin)
-if [ "${1:-}" = "--cli" ]; then
-  packages=("${cli_packages[@]}")
-else
-  packages=("${cli_packages[@]}" "${test_packages[@]}" "$@")
-fi
+# Building the tests, on top of those: libgtest-dev (the C++ tests); python3 (CMake adds the
+# Python oracles and test drivers only when it finds it); libopenmpi-dev, openmpi-bin (whyslow-mpi
+# and its test, mpirun).
+build_packages=(python3 libgtest-dev libopenmpi-dev openmpi-bin)
+# Running them, on top of those: chromium (the HTML report's browser tests open it headless: an
+# 80 MB download, 350 MB installed, ~15 s); python3-dev, python3-venv, pybind11-dev (`pip install .`
+# of the Python module, python/); python3-torch (1.13, CPU-only; with its dependencies ~280
+# packages) and python3-pandas (the python_binding test's real client).
+run_packages=(chromium python3-dev python3-venv pybind11-dev python3-torch python3-pandas)
+case "${1:-}" in
+  --cli) packages=("${cli_packages[@]}") ;;
+  --build) packages=("${cli_packages[@]}" "${build_packages[@]}") ;;
+  *) packages=("${cli_packages[@]}" "${build_packages[@]}" "${run_packages[@]}" "$@") ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
