@@ -45,6 +45,7 @@ inline std::string steps_with_syncs(int64_t steps, int64_t syncs) {
   GeneratedTrace t;
   for (int64_t i = 0; i < steps; ++i) {
     t.event("user_annotation", "ProfilerStep#" + std::to_string(i), 1, 1, 100 * i, 100);
+    t.launch(i + 1, 100 * i + 5, 100 * i + 6, 1);  // a GPU program: its work is recorded
     for (int64_t j = 0; j < syncs; ++j) t.event("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 100 * i + 10 + j, 1);
   }
   return t.take();
@@ -58,6 +59,7 @@ inline std::string syncs_in_nested_ops(int64_t depth) {
     t.event("cpu_op", i == 0 ? "aten::outer" : "aten::inner", 1, 1, 2 * i, 4 * depth - 4 * i);
     t.event("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 2 * i + 1, 1);
   }
+  t.launch(1, 4 * depth + 1, 4 * depth + 2, 1);  // a GPU program: its work is recorded
   return t.take();
 }
 

@@ -15,6 +15,7 @@ constexpr unsigned kMaxAnalysisThreads = 6;
 
 Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   Facts f;
+  f.recording = recording(trace);
   // The trace is immutable and each pass writes only its own part of `f`, so the passes run as
   // jobs on the cores there are (at most as many at once as threads: on two cores two passes'
   // temporaries at a time). Queued longest first, so two threads end about together: on a 540 MB

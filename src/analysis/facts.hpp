@@ -472,7 +472,32 @@ struct MemoryFacts {
   std::vector<DeviceMemory> devices;  // GPUs first (by id), then the CPU
 };
 
+// What the profiler recorded (recording/recording.cpp), decided before any rule reads the trace:
+// whether it can speak of the GPU at all.
+enum class Recorded : uint8_t {
+  Nothing,         // no op, block, step, Python frame, GPU-work call or GPU record: the profiler ran around nothing
+  CpuOnly,         // CPU work and no call that puts work on a GPU: a program that ran on the CPU
+  GpuNotRecorded,  // calls that put work on the GPU (launches, copies, memsets), or CPU work that synchronizes
+                   // with it, but no record of the GPU's work
+  Gpu,             // kernel, copy or memset records
+};
+std::string_view to_string(Recorded r);  // "nothing", "cpu_only", "gpu_not_recorded", "gpu"
+
+struct RecordingFacts {
+  Recorded what = Recorded::Nothing;
+  uint64_t cpu_ops = 0;         // ATen ops (cpu_op)
+  uint64_t blocks = 0;          // user annotations other than ProfilerStep#N (record_function, scopes)
+  uint64_t steps = 0;           // ProfilerStep#N
+  uint64_t python_frames = 0;   // python_function (with_stack)
+  uint64_t gpu_work_calls = 0;  // runtime/driver calls that put work on a GPU (is_gpu_work_call)
+  uint64_t gpu_sync_calls = 0;  // runtime/driver calls that wait for the GPU (is_sync_call)
+  uint64_t gpu_records = 0;     // kernels, copies, memsets
+  bool gpu_described = false;   // the trace's deviceProperties lists a GPU
+  bool from_torch = false;      // ATen ops or Python frames: torch.profiler, not a native program's scopes
+};
+
 struct Facts {
+  RecordingFacts recording;
   std::vector<StepFacts> steps;
   std::vector<OpRow> ops;
   std::vector<KernelRow> kernels;

@@ -12,6 +12,8 @@ namespace whyslow {
 // Merged [start, end) of every kernel, memcpy and memset on every stream.
 std::vector<Interval> gpu_busy_intervals(const Trace& trace);
 
+// What the profiler recorded: CPU only, GPU records missing, nothing (recording/recording.cpp).
+RecordingFacts recording(const Trace& trace);
 // Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
 std::vector<StepFacts> measure_steps(const Trace& trace);
 // Fills the measured fields of `windows` (start/end/event already set; ascending; adjacent ones may

@@ -1,6 +1,7 @@
 // The subcommands, one file each. Each adds itself to the app and returns what runs it; the
-// runner returns the exit code (0 done, 1 bad usage, 2 the trace cannot be read) and may throw
-// LoadError (→ 2) or UsageError / std::runtime_error (→ 1), which main() reports.
+// runner returns the exit code (0 done, 1 bad usage, 2 the trace cannot be read, 3 `explain` of a
+// trace in which the profiler recorded nothing) and may throw LoadError (→ 2) or UsageError /
+// std::runtime_error (→ 1), which main() reports.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,10 @@
 #include <vector>
 
 namespace whyslow::cli {
+
+// `explain` read the trace and printed its finding, but there was nothing in it to explain (the
+// nothing_recorded finding): a script must not take that for an all-clear.
+inline constexpr int kExitNothingRecorded = 3;
 
 struct Command {
   CLI::App* app = nullptr;

@@ -57,7 +57,7 @@ Command add_explain_command(CLI::App& app) {
             print_output(o->json ? render_json(x.trace, x.facts, x.findings)
                                  : render_explain_text(x.trace, x.facts, x.findings, o->text),
                          o->json, o->terminal);
-            return 0;
+            return x.facts.recording.what == Recorded::Nothing ? kExitNothingRecorded : 0;
           }};
 }
 

@@ -31,7 +31,7 @@ double gpu_busy_share(const Facts& f) {
 }
 
 void cap_by_cost(Finding& x, const Facts& f) {
-  if (recoverable_share(x, f) < kMinWarningCostShare) x.severity = Severity::Info;
+  if (!x.about_the_trace && recoverable_share(x, f) < kMinWarningCostShare) x.severity = Severity::Info;
 }
 
 }  // namespace
@@ -56,32 +56,42 @@ std::string describe_span(const Facts& f, int64_t step_ns) {
 
 std::vector<Finding> explain(const Trace& t, const Facts& f) {
   std::vector<Finding> out;
+  rule_recording(t, f, out);
+  if (f.recording.what == Recorded::Nothing) return out;  // nothing else to read
+  // The rules that read the GPU's records run only where there are some: without them (the
+  // records missing, a CPU program) they would call the GPU idle or blame it.
+  const bool gpu = f.recording.what == Recorded::Gpu;
   rule_cold_start(t, f, out);
   rule_data_loading(t, f, out);
   rule_alloc_churn(t, f, out);
   rule_warmup_trace(t, f, out);
-  rule_step_bound(t, f, out);
-  rule_gpu_waits(t, f, out);
-  rule_sync_wait(t, f, out);
-  rule_host_sync_in_loop(t, f, out);
-  rule_launch_queue(t, f, out);
-  rule_pageable_memcpy(t, f, out);
-  rule_hidden_copy(t, f, out);
-  rule_kernel_variance(t, f, out);
+  if (gpu) rule_step_bound(t, f, out);
+  rule_cpu_bound(t, f, out);
+  if (gpu) {
+    rule_gpu_waits(t, f, out);
+    rule_sync_wait(t, f, out);
+    rule_host_sync_in_loop(t, f, out);
+    rule_launch_queue(t, f, out);
+    rule_pageable_memcpy(t, f, out);
+    rule_hidden_copy(t, f, out);
+    rule_kernel_variance(t, f, out);
+  }
   rule_compiled_region(t, f, out);
   rule_recompilation(t, f, out);
-  rule_cuda_graphs_not_replayed(t, f, out);
+  if (gpu) rule_cuda_graphs_not_replayed(t, f, out);
   rule_profiler_artifact(t, f, out);
-  rule_low_efficiency(t, f, out);
-  rule_fp32_matmul(t, f, out);
-  rule_unfused_elementwise(t, f, out);
-  rule_exposed_comm(t, f, out);
-  rule_comm_wait(t, f, out);
+  if (gpu) {
+    rule_low_efficiency(t, f, out);
+    rule_fp32_matmul(t, f, out);
+    rule_unfused_elementwise(t, f, out);
+    rule_exposed_comm(t, f, out);
+    rule_comm_wait(t, f, out);
+  }
   rule_memory_peak(t, f, out);
   rule_memory_growth(t, f, out);
   rule_hotspot(t, f, out);
   rule_no_annotations(t, f, out);
-  rule_eager_attention(t, f, out);
+  if (gpu) rule_eager_attention(t, f, out);
   // The steady state's bound scope is one more pass over the windows: only for a GPU-time saving.
   const bool any_gpu_saving = std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.impact_is_gpu_time; });
   const double gpu_share = any_gpu_saving ? gpu_busy_share(f) : 0;
@@ -98,6 +108,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
     x.evidence.push_back(percent("recoverable_pct", recoverable_share(x, f)));
   }
   std::stable_sort(out.begin(), out.end(), [&f](const Finding& a, const Finding& b) {
+    if (a.about_the_trace != b.about_the_trace) return a.about_the_trace;
     if (a.severity != b.severity) return a.severity > b.severity;
     return recoverable_share(a, f) > recoverable_share(b, f);
   });

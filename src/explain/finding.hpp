@@ -66,6 +66,14 @@ struct Highlights {
   bool marks_are_waits = false;  // the marked events block the CPU: shade the GPU lanes under them
 };
 
+// Code to paste, kept verbatim: renderers print it as a block and never re-wrap it
+// (tests/snippets_test.py compiles every snippet the fixtures' findings carry).
+struct CodeSnippet {
+  std::string caption;            // "Name the top-level blocks of a step yourself:"
+  std::string language = "python";
+  std::string text;               // lines separated by '\n', indentation as written
+};
+
 struct Finding {
   FindingId id;
   Severity severity = Severity::Info;
@@ -74,6 +82,11 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::vector<EventRef> events;
   std::vector<std::string> try_next;
+  std::vector<CodeSnippet> code;  // after try_next, in the order given
+  // A statement about what the trace holds (nothing recorded, the GPU's records missing), not a
+  // cost: every other finding is read through it, so explain() ranks it first and does not cap
+  // its severity by cost.
+  bool about_the_trace = false;
   // The time fixing it would give back (recoverable), and how the rule measured it ("the GPU idle
   // time after the syncs", not the wait when the GPU stayed busy). explain() states it as the
   // `recoverable_us` evidence and orders findings of equal severity by its share of the basis.

@@ -10,10 +10,12 @@
 
 namespace whyslow {
 
+void rule_recording(const Trace&, const Facts&, std::vector<Finding>&);  // nothing_recorded / gpu_not_recorded
 void rule_cold_start(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_data_loading(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_alloc_churn(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_step_bound(const Trace&, const Facts&, std::vector<Finding>&);  // overhead_bound / gpu_bound
+void rule_cpu_bound(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_warmup_trace(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_gpu_waits(const Trace&, const Facts&, std::vector<Finding>&);   // dependency_wait / cpu_prefix
 void rule_launch_queue(const Trace&, const Facts&, std::vector<Finding>&);

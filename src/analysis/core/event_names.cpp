@@ -81,6 +81,12 @@ bool is_cuda_or_hip_api(std::string_view n) { return starts_with(n, "cu") || sta
 
 bool is_copy_call(std::string_view n) { return n.find("Memcpy") != std::string_view::npos; }
 
+bool is_gpu_work_call(std::string_view n) {
+  for (std::string_view p : {"cudaLaunch", "cuLaunch", "hipLaunch", "hipExtLaunch", "hipModuleLaunch", "hipExtModuleLaunch"})
+    if (starts_with(n, p)) return true;
+  return is_graph_launch(n) || is_copy_call(n) || n.find("Memset") != std::string_view::npos;
+}
+
 bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
 bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
 

@@ -54,6 +54,10 @@ bool is_cuda_or_hip_api(std::string_view name);
 
 // Any copy API (cudaMemcpy*, cuMemcpy*, hipMemcpy*, async or not).
 bool is_copy_call(std::string_view name);
+// A call that puts work on the GPU and so leaves a GPU record when CUDA activity is recorded: a
+// kernel launch (cudaLaunch*, cuLaunch*, hipLaunch*, hipExtLaunch*, hipModuleLaunch*,
+// hipExtModuleLaunch*), a graph launch, a copy or a memset (…Memcpy…, …Memset…).
+bool is_gpu_work_call(std::string_view name);
 
 // CUPTI asking for an activity buffer: "Activity Buffer Request".
 bool is_profiler_buffer_request(std::string_view name);

@@ -155,6 +155,19 @@ uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
   }
 }
 
+// What to do with a block's own CPU work: the fix that fits where it runs. A CPU program gets no
+// CUDA graphs; a native program (the whyslow profiler's scopes, no torch ops) no torch.compile.
+std::string cpu_work_advice(const Facts& f) {
+  if (f.recording.what == Recorded::CpuOnly)
+    return "torch.compile it (Inductor's CPU backend fuses its ops into generated C++ loops and drops the Python "
+           "between them), or move its work to a GPU.";
+  if (!f.recording.from_torch)
+    return "Capture its launches in a CUDA graph (cudaStreamBeginCapture … cudaGraphLaunch: one launch replays them), "
+           "or move its CPU work off the step.";
+  return "Capture the block in CUDA graphs or torch.compile it (Python and dispatch overhead go away), or move its CPU "
+         "work off the step.";
+}
+
 Cost cost_of(const Trace& t, const BlockRow& r) {
   const double launches_per_call = r.calls ? static_cast<double>(r.launches) / static_cast<double>(r.calls) : 0;
   const int64_t mean_kernel = r.kernels ? r.gpu_ns / static_cast<int64_t>(r.kernels) : 0;
@@ -288,6 +301,7 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const double paced_share = by_gpu ? gpu_share : cpu_share;
   const bool wrapper = paced_share >= kWholeStep;
   const Cost cost = cost_of(t, r);
+  const bool on_cpu = f.recording.what == Recorded::CpuOnly;
   const bool loop = r.repeated_calls >= kLoopRepeats;
   // Most of the block's time in library code it calls (of its heaviest row, where the frames are kept).
   const uint32_t heaviest = *std::max_element(h.rows.begin(), h.rows.end(), [&](uint32_t x, uint32_t y) {
@@ -379,12 +393,11 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
     case Cost::CpuWork:
       kind = fmt::format("CPU work: {} of its CPU time against {} of GPU work ({} of Python self time)",
                          human_duration(r.cpu_total_ns), human_duration(r.gpu_ns), human_duration(python_ns));
-      x.try_next = {lib != UINT32_MAX
-                        ? fmt::format("Most of it is {}: if that is input preparation, move it off the step (DataLoader "
-                                      "workers, or on the GPU); if it issues GPU work, capture it in CUDA graphs.",
-                                      t.names.view(b.library_frames[lib].name))
-                        : "Capture the block in CUDA graphs or torch.compile it (Python and dispatch overhead go away), "
-                          "or move its CPU work off the step."};
+      x.try_next = {lib != UINT32_MAX ? fmt::format("Most of it is {}: if that is input preparation, move it off the step "
+                                                    "(DataLoader workers, or on the GPU){}.",
+                                                    t.names.view(b.library_frames[lib].name),
+                                                    on_cpu ? "" : "; if it issues GPU work, capture it in CUDA graphs")
+                                      : cpu_work_advice(f)};
       break;
   }
   if (wrapper && !bw_loop)

@@ -87,7 +87,8 @@ void rule_low_efficiency(const Trace& t, const Facts& f, std::vector<Finding>& o
   x.try_next = {"Check the op's layouts and dtypes: non-contiguous or mixed-dtype inputs push PyTorch onto slow "
                 "generic kernels; .contiguous() or matching dtypes may select a fast one.",
                 "Shapes that are not multiples of 8/16 keep GEMMs off the fast tensor-core paths: pad them.",
-                "torch.compile can generate a fused, vectorized kernel for memory-bound chains."};
+                f.recording.from_torch ? "torch.compile can generate a fused, vectorized kernel for memory-bound chains."
+                                       : "A fused, vectorized kernel moves memory-bound chains' bytes once."};
   x.impact_ns = saving;
   x.impact_what = "the kernels' GPU time above their roofline ceiling";
   x.impact_is_gpu_time = true;

@@ -48,12 +48,17 @@ void rule_no_annotations(const Trace& t, const Facts& f, std::vector<Finding>& o
         "with_stack: a few % more profiling overhead), and record_function names any block you choose.";
     x.try_next = {
         "Profile with stacks and modules: torch.profiler.profile(activities=[ProfilerActivity.CPU, "
-        "ProfilerActivity.CUDA], record_shapes=True, with_stack=True, with_modules=True)",
-        "Or name the top-level blocks of a step yourself:\n"
-        "  from torch.profiler import record_function\n"
-        "  with record_function(\"forward\"):\n      loss = model(batch)\n"
-        "  with record_function(\"backward\"):\n      loss.backward()\n"
-        "  with record_function(\"optimizer\"):\n      optimizer.step(); optimizer.zero_grad()"};
+        "ProfilerActivity.CUDA], record_shapes=True, with_stack=True, with_modules=True)"};
+    x.code = {{"Or name the top-level blocks of a step yourself:", "python",
+               "from torch.profiler import record_function\n"
+               "\n"
+               "with record_function(\"forward\"):\n"
+               "    loss = model(batch)\n"
+               "with record_function(\"backward\"):\n"
+               "    loss.backward()\n"
+               "with record_function(\"optimizer\"):\n"
+               "    optimizer.step()\n"
+               "    optimizer.zero_grad()"}};
   } else {
     std::vector<uint8_t> candidate(b.rows.size(), 0), covered(b.rows.size(), 0);
     for (size_t i = 0; i < b.rows.size(); ++i) {

@@ -57,8 +57,11 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
     add_mark(x.highlights, c.event);
     add_mark(x.highlights, t.launch_link[c.event]);
   }
-  x.try_next = {"Allocate host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
-                "non_blocking=True: faster, and the CPU does not wait.",
+  x.try_next = {f.recording.from_torch
+                    ? "Allocate host tensors pinned (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
+                      "non_blocking=True: faster, and the CPU does not wait."
+                    : "Allocate the host buffers pinned (cudaMallocHost, or cudaHostRegister on existing memory) and "
+                      "copy with cudaMemcpyAsync: faster, and the CPU does not wait.",
                 "Reuse one pinned buffer for repeated transfers instead of pinning per step."};
   x.impact_ns = total_ns;
   x.impact_what = "the blocking copies' time (pinned memory makes them asynchronous)";

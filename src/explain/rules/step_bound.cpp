@@ -54,7 +54,7 @@ std::vector<std::pair<int64_t, CpuCategory>> ranked_categories(const std::vector
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
 // A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them.
-std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs) {
+std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool from_torch) {
   const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
                               "CPU can run ahead and queue the next step.";
   switch (top) {
@@ -79,10 +79,37 @@ std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs) {
       return {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
               replays_graphs ? "The trace already replays CUDA graphs: the waits are for the launches outside them "
                                "(the CPU work between replays: input preparation, sampling, scheduling)."
-                             : "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
-                               "torch.cuda.graphs) replay a whole step with one launch.",
+                 : from_torch ? "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+                                "torch.cuda.graphs) replay a whole step with one launch."
+                              : "Cut launch overhead: a CUDA graph (cudaStreamBeginCapture … cudaStreamEndCapture, "
+                                "then cudaGraphLaunch) replays a whole step with one launch.",
               no_sync};
   }
+}
+
+// Matrix work already in 16 bits or fewer for at least this share of the matrix kernels' time
+// needs no advice to lower its precision: half of it is the point past which the rest is the smaller part.
+constexpr double kLowPrecisionMatrixShare = 0.5;
+
+// What shortens GPU-bound steps, fitted to the trace: lower precision only for matrix work that
+// is not already bf16/fp16/fp8/int8; torch.compile only for a torch program.
+std::string gpu_work_advice(const Facts& f) {
+  int64_t matrix = 0, low = 0;
+  for (const KernelRoofline& k : f.roofline.kernels)
+    for (const RooflineGroup& g : k.groups) {
+      if (g.cost.unit != MathUnit::Matrix) continue;
+      matrix += g.verdict.ns;
+      const Precision p = g.verdict.roof_precision;
+      if (p == Precision::BF16 || p == Precision::FP16 || p == Precision::FP8 || p == Precision::INT8) low += g.verdict.ns;
+    }
+  const bool already_low = matrix > 0 && static_cast<double>(low) >= kLowPrecisionMatrixShare * static_cast<double>(matrix);
+  const std::string fused = f.recording.from_torch ? "larger fused kernels (torch.compile)" : "larger fused kernels";
+  if (already_low)
+    return fmt::format("The matrix work already runs in 16 bits or fewer: {}, or better kernels for the top shapes.",
+                       fused);
+  return fmt::format("Use lower precision where accuracy allows (bf16/TF32 for matmuls), {}, or better kernels for "
+                     "the top shapes.",
+                     fused);
 }
 
 // Per iteration, in words: "each step is a loop of 10 iterations …".
@@ -198,8 +225,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                           human_duration(scope.idle.ns[static_cast<size_t>(IdleCause::Backlog)]))
              : std::string()) + split);
     x.try_next = {"Start from the top of the kernel table: the largest kernels decide the step.",
-                  "Use lower precision where accuracy allows (bf16/TF32 for matmuls), larger fused kernels "
-                  "(torch.compile), or better kernels for the top shapes."};
+                  gpu_work_advice(f)};
     x.impact_ns = busy;
     x.impact_what = "the step's GPU work: only faster or fewer kernels shorten it (the kernel findings say which)";
     x.impact_basis_ns = step;
@@ -223,7 +249,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
       unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
       categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
       scope.over_iterations ? "pass" : "step");
-  x.try_next = overhead_advice(top, f.compile.graph_launches > 0);
+  x.try_next = overhead_advice(top, f.compile.graph_launches > 0, f.recording.from_torch);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
                            top == CpuCategory::Other;
   if (loop) {

@@ -66,10 +66,16 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                             s.library_calls, human_duration(s.library_wait_ns));
   x.events.push_back({longest.event, "longest wait"});
   highlight_waits(t, s, x.highlights);
-  x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "
-                "that were added for timing.",
-                "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",
-                "Overlap: queue step N+1 before reading back step N's result."};
+  if (f.recording.from_torch)
+    x.try_next = {"Synchronize only where a result is needed on the CPU; drop torch.cuda.synchronize() calls "
+                  "that were added for timing.",
+                  "Use CUDA events (torch.cuda.Event) to time GPU work without blocking the CPU.",
+                  "Overlap: queue step N+1 before reading back step N's result."};
+  else
+    x.try_next = {"Synchronize only where a result is needed on the CPU; drop cudaDeviceSynchronize() calls "
+                  "that were added for timing.",
+                  "Time GPU work with CUDA events (cudaEventRecord, cudaEventElapsedTime) without blocking the CPU.",
+                  "Overlap: queue step N+1 before reading back step N's result."};
   // A wait gives back only the GPU's idle time it causes (the run-ahead lost while the CPU relaunches
   // after it): waiting while the GPU is busy costs nothing the step would not spend anyway.
   const BoundScope scope = bound_scope(f);

@@ -53,9 +53,13 @@ void rule_unfused_elementwise(const Trace& t, const Facts& f, std::vector<Findin
                 {"bytes", bytes, "bytes"}, {"bytes_saved", saved_bytes, "bytes"}, us("possible_saving_us", saving)};
   x.events = {{largest->kernels.front(), "first kernel of the largest chain"},
               {largest->kernels.back(), "last kernel of the largest chain"}};
-  x.try_next = {"torch.compile the function: Inductor fuses pointwise chains into one Triton kernel.",
-                "Use a fused op where one exists (F.gelu with approximate, torch.addcmul, torch.lerp, fused "
-                "optimizers), or write the chain as one custom kernel."};
+  if (f.recording.from_torch)
+    x.try_next = {"torch.compile the function: Inductor fuses pointwise chains into one Triton kernel.",
+                  "Use a fused op where one exists (F.gelu with approximate, torch.addcmul, torch.lerp, fused "
+                  "optimizers), or write the chain as one custom kernel."};
+  else
+    x.try_next = {"Write the chain as one kernel that reads the inputs once and writes the result once (or use a "
+                  "library's fused epilogue, such as cuBLASLt's bias and activation)."};
   x.impact_ns = saving;
   x.impact_what = "the pointwise chains' GPU time beyond one fused kernel";
   x.impact_is_gpu_time = true;

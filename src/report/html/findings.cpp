@@ -57,6 +57,9 @@ void write_findings(CompactJson& w, const Trace& t, const Facts& f, const std::v
     w.key("try").begin_array();
     for (const std::string& s : x.try_next) w.string(s);
     w.end_array();
+    w.key("code").begin_array();
+    for (const CodeSnippet& c : x.code) w.begin_object().key("caption").string(c.caption).key("text").string(c.text).end_object();
+    w.end_array();
     w.key("events").begin_array();
     for (const EventRef& r : x.events) {
       if (r.event >= t.size()) continue;  // a rule that found no event leaves kNoEvent

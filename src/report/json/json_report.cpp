@@ -36,6 +36,7 @@ void write_trace(JsonWriter& w, const Trace& trace, const Facts& facts) {
   else w.null();
   w.key("repaired_op_links").unsigned_integer(trace.repaired_op_links);
   w.key("kind").string(to_string(trace_kind(facts)));
+  w.key("recorded").string(to_string(facts.recording.what));
   w.key("devices").begin_array();
   for (const DeviceInfo& d : trace.devices) {
     w.begin_object(Layout::Inline);
@@ -265,6 +266,14 @@ void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const
     w.key("try").begin_array();
     for (const std::string& t : f.try_next) w.string(t);
     w.end_array();
+    w.key("code").begin_array();
+    for (const CodeSnippet& c : f.code) {
+      w.begin_object();
+      w.key("caption").string(c.caption).key("language").string(c.language).key("text").string(c.text);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("about_the_trace").boolean(f.about_the_trace);
     w.end_object();
   }
   w.end_array();

@@ -43,13 +43,25 @@ std::string step_count(size_t n) {
   return n == 1 ? "1 step" : format_count(n) + " steps";
 }
 
+// The GPU's part of the summary line: its busy time only where the trace records the GPU (a
+// trace without its records must not read as an idle GPU).
+std::string gpu_summary(const Facts& facts) {
+  switch (facts.recording.what) {
+    case Recorded::Gpu:
+      return fmt::format("GPU busy {} ({})", human_duration(facts.gpu_busy_ns),
+                         format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
+    case Recorded::GpuNotRecorded: return "GPU work launched, not recorded";
+    case Recorded::CpuOnly: return "no GPU work";
+    case Recorded::Nothing: break;
+  }
+  return "nothing recorded";
+}
+
 std::string header(const Trace& trace, const Facts& facts) {
   std::string out = fmt::format("whyslow explain {}\n", trace.path);
-  out += fmt::format("  {} · {} events · {} · trace window {} · GPU busy {} ({})\n", device_summary(trace),
-                     format_count(trace.size()),
-                     step_count(facts.steps.size()),
-                     human_duration(facts.window.duration_ns), human_duration(facts.gpu_busy_ns),
-                     format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
+  out += fmt::format("  {} · {} events · {} · trace window {} · {}\n", device_summary(trace),
+                     format_count(trace.size()), step_count(facts.steps.size()),
+                     human_duration(facts.window.duration_ns), gpu_summary(facts));
   if (const TraceKind kind = trace_kind(facts); kind != TraceKind::Steady)
     out += fmt::format("  kind: {} — a warm-up phase: no steady-state verdict (see warmup_trace)\n",
                        kind == TraceKind::GraphCapture ? "CUDA-graph capture" : "torch.compile compiling");
@@ -80,6 +92,23 @@ void append_wrapped(std::string& out, std::string_view text, std::string_view fi
     out += line;
     out += '\n';
     first = false;
+  }
+}
+
+// Code to paste: its caption wrapped, its lines verbatim (never re-wrapped, so it pastes as
+// written), indented under the caption.
+void append_code(std::string& out, const std::vector<CodeSnippet>& code, size_t line_width) {
+  const std::string caption = std::string(kIndent) + "paste: ", hang(display_width(caption), ' ');
+  for (const CodeSnippet& c : code) {
+    append_wrapped(out, c.caption, caption, hang, line_width);
+    std::string_view text = c.text;
+    while (!text.empty()) {
+      const size_t nl = text.find('\n');
+      const std::string_view line = text.substr(0, nl);
+      if (!line.empty()) out += hang + "    " + std::string(line);
+      out += '\n';
+      text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    }
   }
 }
 
@@ -191,6 +220,7 @@ void append_finding(std::string& out, const Trace& trace, const Facts& facts, co
     const std::string bullet = std::string(kIndent) + "  - ", hang(display_width(bullet), ' ');
     for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang, line_width);
   }
+  append_code(out, f.code, line_width);
 }
 
 }  // namespace

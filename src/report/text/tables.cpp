@@ -18,17 +18,15 @@ namespace {
 // that matter.
 std::string duration_cell(int64_t ns) { return ns == 0 ? "-" : human_duration(ns); }
 
-std::vector<std::string> step_cells(const StepFacts& s) {
-  return {shorten(s.name, kNameWidth),
-          human_duration(s.duration_ns),
-          duration_cell(s.cpu_ns),
-          duration_cell(s.sync_wait_ns),
-          duration_cell(s.idle.busy_ns),
-          format_percent(s.idle.busy_ns, s.duration_ns),
-          duration_cell(s.gpu_busy_ns),
-          duration_cell(std::max<int64_t>(0, s.gpu_end_ns - s.end_ns)),
-          format_count(s.kernels),
-          format_count(s.launches)};
+// `gpu`: the trace records the GPU; without its records the GPU columns would read as an idle GPU.
+std::vector<std::string> step_cells(const StepFacts& s, bool gpu) {
+  std::vector<std::string> cells = {shorten(s.name, kNameWidth), human_duration(s.duration_ns), duration_cell(s.cpu_ns),
+                                    duration_cell(s.sync_wait_ns)};
+  if (gpu)
+    cells.insert(cells.end(), {duration_cell(s.idle.busy_ns), format_percent(s.idle.busy_ns, s.duration_ns),
+                               duration_cell(s.gpu_busy_ns), duration_cell(std::max<int64_t>(0, s.gpu_end_ns - s.end_ns)),
+                               format_count(s.kernels), format_count(s.launches)});
+  return cells;
 }
 
 // "64x1x1"; "-" when the trace did not record it.
@@ -44,27 +42,27 @@ std::string plain(int64_t v) { return std::to_string(v); }
 }  // namespace
 
 std::string steps_table(const Facts& facts) {
-  TextTable t({{"step", Align::Left},
-               {"duration"},
-               {"CPU"},
-               {"sync wait"},
-               {"GPU busy"},
-               {"GPU busy %"},
-               {"launched"},
-               {"runs past end"},
-               {"kernels"},
-               {"launches"}});
+  const bool gpu = facts.recording.what == Recorded::Gpu;
+  std::vector<Column> columns = {{"step", Align::Left}, {"duration"}, {"CPU"}, {"sync wait"}};
+  if (gpu)
+    columns.insert(columns.end(),
+                   {{"GPU busy"}, {"GPU busy %"}, {"launched"}, {"runs past end"}, {"kernels"}, {"launches"}});
+  TextTable t(columns);
+  const std::string no_gpu = gpu ? ""
+                             : facts.recording.what == Recorded::GpuNotRecorded
+                                 ? " (no GPU columns: the trace holds no record of the GPU's work)"
+                                 : " (no GPU columns: no GPU work in the trace)";
   if (facts.steps.empty()) {
-    t.add_row(step_cells(facts.window));
-    return "Steps: none (no ProfilerStep#N: call prof.step() once per iteration); the whole trace as one:\n" +
-           t.render(0);
+    t.add_row(step_cells(facts.window, gpu));
+    return "Steps: none (no ProfilerStep#N: call prof.step() once per iteration); the whole trace as one" + no_gpu +
+           ":\n" + t.render(0);
   }
-  for (const StepFacts& s : facts.steps) t.add_row(step_cells(s));
-  t.add_footer(step_cells(facts.window));
-  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU; GPU busy = GPU work "
-                     "running inside the step (its % of the step); launched = the GPU time of the work launched in "
-                     "the step, which may run past its end (by `runs past end`)\n",
-                     facts.steps.size()) +
+  for (const StepFacts& s : facts.steps) t.add_row(step_cells(s, gpu));
+  t.add_footer(step_cells(facts.window, gpu));
+  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU{}\n", facts.steps.size(),
+                     gpu ? "; GPU busy = GPU work running inside the step (its % of the step); launched = the GPU time "
+                           "of the work launched in the step, which may run past its end (by `runs past end`)"
+                         : no_gpu) +
          t.render(0);
 }
 

@@ -49,7 +49,8 @@ function renderFindings(D, list, links) {
         el("p", { class: "detail" }, f.detail),
         evidence,
         f.events.length ? el("p", { class: "note" }, "Events that show it:") : null, f.events.length ? events : null,
-        el("p", { class: "note" }, "What to try:"), tries));
+        el("p", { class: "note" }, "What to try:"), tries,
+        ...(f.code || []).flatMap(c => [el("p", { class: "note" }, c.caption), el("pre", { class: "code" }, c.text)])));
     list.append(li);
   });
 }
