@@ -486,13 +486,11 @@ std::string_view to_string(Recorded r);  // "nothing", "cpu_only", "gpu_not_reco
 struct RecordingFacts {
   Recorded what = Recorded::Nothing;
   uint64_t cpu_ops = 0;         // ATen ops (cpu_op)
-  uint64_t blocks = 0;          // user annotations other than ProfilerStep#N (record_function, scopes)
-  uint64_t steps = 0;           // ProfilerStep#N
+  uint64_t annotations = 0;     // user annotations: record_function blocks, ProfilerStep#N, scopes
   uint64_t python_frames = 0;   // python_function (with_stack)
   uint64_t gpu_work_calls = 0;  // runtime/driver calls that put work on a GPU (is_gpu_work_call)
   uint64_t gpu_sync_calls = 0;  // runtime/driver calls that wait for the GPU (is_sync_call)
   uint64_t gpu_records = 0;     // kernels, copies, memsets
-  bool gpu_described = false;   // the trace's deviceProperties lists a GPU
   bool from_torch = false;      // ATen ops or Python frames: torch.profiler, not a native program's scopes
 };
 

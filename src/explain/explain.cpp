@@ -34,6 +34,25 @@ void cap_by_cost(Finding& x, const Facts& f) {
   if (!x.about_the_trace && recoverable_share(x, f) < kMinWarningCostShare) x.severity = Severity::Info;
 }
 
+// The rules in the order they run (finding_ids.def's). Those that read the GPU's records run only
+// where there are some: without them (the records missing, a CPU program) they would call the
+// GPU idle or blame it.
+struct Rule {
+  void (*run)(const Trace&, const Facts&, std::vector<Finding>&);
+  bool reads_gpu_records;
+};
+constexpr Rule kRules[] = {
+    {rule_cold_start, false},      {rule_data_loading, false},      {rule_alloc_churn, false},
+    {rule_warmup_trace, false},    {rule_step_bound, true},         {rule_cpu_bound, false},
+    {rule_gpu_waits, true},        {rule_sync_wait, true},          {rule_host_sync_in_loop, true},
+    {rule_launch_queue, true},     {rule_pageable_memcpy, true},    {rule_hidden_copy, true},
+    {rule_kernel_variance, true},  {rule_compiled_region, false},   {rule_recompilation, false},
+    {rule_cuda_graphs_not_replayed, true}, {rule_profiler_artifact, false}, {rule_low_efficiency, true},
+    {rule_fp32_matmul, true},      {rule_unfused_elementwise, true}, {rule_exposed_comm, true},
+    {rule_comm_wait, true},        {rule_memory_peak, false},       {rule_memory_growth, false},
+    {rule_hotspot, false},         {rule_no_annotations, false},    {rule_eager_attention, true},
+};
+
 }  // namespace
 
 std::string_view to_string(Severity s) {
@@ -58,40 +77,8 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   std::vector<Finding> out;
   rule_recording(t, f, out);
   if (f.recording.what == Recorded::Nothing) return out;  // nothing else to read
-  // The rules that read the GPU's records run only where there are some: without them (the
-  // records missing, a CPU program) they would call the GPU idle or blame it.
-  const bool gpu = f.recording.what == Recorded::Gpu;
-  rule_cold_start(t, f, out);
-  rule_data_loading(t, f, out);
-  rule_alloc_churn(t, f, out);
-  rule_warmup_trace(t, f, out);
-  if (gpu) rule_step_bound(t, f, out);
-  rule_cpu_bound(t, f, out);
-  if (gpu) {
-    rule_gpu_waits(t, f, out);
-    rule_sync_wait(t, f, out);
-    rule_host_sync_in_loop(t, f, out);
-    rule_launch_queue(t, f, out);
-    rule_pageable_memcpy(t, f, out);
-    rule_hidden_copy(t, f, out);
-    rule_kernel_variance(t, f, out);
-  }
-  rule_compiled_region(t, f, out);
-  rule_recompilation(t, f, out);
-  if (gpu) rule_cuda_graphs_not_replayed(t, f, out);
-  rule_profiler_artifact(t, f, out);
-  if (gpu) {
-    rule_low_efficiency(t, f, out);
-    rule_fp32_matmul(t, f, out);
-    rule_unfused_elementwise(t, f, out);
-    rule_exposed_comm(t, f, out);
-    rule_comm_wait(t, f, out);
-  }
-  rule_memory_peak(t, f, out);
-  rule_memory_growth(t, f, out);
-  rule_hotspot(t, f, out);
-  rule_no_annotations(t, f, out);
-  if (gpu) rule_eager_attention(t, f, out);
+  for (const Rule& r : kRules)
+    if (!r.reads_gpu_records || f.recording.what == Recorded::Gpu) r.run(t, f, out);
   // The steady state's bound scope is one more pass over the windows: only for a GPU-time saving.
   const bool any_gpu_saving = std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.impact_is_gpu_time; });
   const double gpu_share = any_gpu_saving ? gpu_busy_share(f) : 0;

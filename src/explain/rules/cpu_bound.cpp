@@ -11,6 +11,7 @@
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
+#include "explain/rules/cpu_categories.hpp"
 
 namespace whyslow {
 namespace {
@@ -45,18 +46,6 @@ bool is_operator_row(const OpRow& r) {
   return !r.device_row && r.name.find("::") != std::string::npos;
 }
 
-std::string_view describe(CpuCategory c) {
-  switch (c) {
-    case CpuCategory::DataLoading: return "waiting for the DataLoader";
-    case CpuCategory::Python: return "in Python";
-    case CpuCategory::CpuCompute: return "in ops";
-    case CpuCategory::Profiler: return "in the profiler's bookkeeping";
-    case CpuCategory::Compile: return "in torch.compile's guards and compilation";
-    case CpuCategory::Other: return "between recorded ops (Python, unrecorded work)";
-    default: return to_string(c);
-  }
-}
-
 }  // namespace
 
 void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
@@ -78,11 +67,7 @@ void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   std::string named;
   for (size_t i = 0; i < std::min(kOpsNamed, ops.size()); ++i)
     named += fmt::format("{}{} {}", i == 0 ? "" : ", ", ops[i]->name, human_percent(share(ops[i]->self_cpu_ns)));
-  std::vector<std::pair<int64_t, CpuCategory>> categories;
-  for (size_t c = 0; c < kCpuCategories; ++c)
-    if (const int64_t ns = median_of(windows, static_cast<CpuCategory>(c)); ns > 0)
-      categories.emplace_back(ns, static_cast<CpuCategory>(c));
-  std::sort(categories.begin(), categories.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto categories = ranked_categories(windows);
   size_t op_threads = 0;
   for (const Track& tr : t.tracks)
     if (tr.kind == TrackKind::Cpu &&
@@ -90,7 +75,7 @@ void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       ++op_threads;
   const int64_t in_ops = median_of(windows, CpuCategory::CpuCompute);
   const double ops_share = static_cast<double>(in_ops) / static_cast<double>(step);
-  const bool unused_gpu = f.recording.gpu_described && !t.devices.empty();
+  const bool unused_gpu = !t.devices.empty();  // deviceProperties lists a GPU this program never used
 
   Finding x = make_finding(FindingId::cpu_bound);
   x.severity = unused_gpu && ops_share >= kUnusedGpuWarningShare ? Severity::Warning : Severity::Info;
@@ -100,7 +85,7 @@ void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
     if (static_cast<double>(categories[i].first) >= kCategoryNamedShare * static_cast<double>(step))
       where += fmt::format("{}{} {} ({})", i == 0 ? "" : ", ", human_duration(categories[i].first),
-                         describe(categories[i].second), human_percent(static_cast<double>(categories[i].first) / static_cast<double>(step)));
+                         cpu_category_words(categories[i].second), human_percent(static_cast<double>(categories[i].first) / static_cast<double>(step)));
   x.detail = fmt::format(
       "No call in the trace puts work on a GPU, so {} is CPU time: {}. By self time, as key_averages() ranks "
       "them, the ops are {} of all recorded self time; matrix products and convolutions hold {}. Ops ran on {} "

@@ -49,7 +49,7 @@ void rule_recording(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       "profiler warns at start when it cannot); or its records were lost (the program exited before the "
       "profiler stopped and flushed them). The CPU side below is measured as recorded.",
       r.gpu_work_calls, r.gpu_sync_calls,
-      r.gpu_described ? fmt::format(" on a machine whose trace describes {} GPU{}", t.devices.size(),
+      !t.devices.empty() ? fmt::format(" on a machine whose trace describes {} GPU{}", t.devices.size(),
                                     t.devices.size() == 1 ? "" : "s")
                       : std::string());
   x.evidence = {count("gpu_work_calls", r.gpu_work_calls), count("gpu_sync_calls", r.gpu_sync_calls),

@@ -14,6 +14,7 @@
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/bound_scope.hpp"
+#include "explain/rules/cpu_categories.hpp"
 
 namespace whyslow {
 namespace {
@@ -22,34 +23,6 @@ namespace {
 constexpr double kWordedBacklogShare = 0.05;
 // The categories named in the text: the few that hold most of the CPU time.
 constexpr size_t kCategoriesNamed = 3;
-
-std::string_view describe(CpuCategory c) {
-  switch (c) {
-    case CpuCategory::DataLoading: return "waiting for the DataLoader";
-    case CpuCategory::SyncWait: return "blocked waiting for the GPU";
-    case CpuCategory::Allocator: return "in the CUDA allocator";
-    case CpuCategory::Launch: return "in CUDA API calls (launches, copies, queries)";
-    case CpuCategory::Compile: return "in torch.compile's guards and compilation";
-    case CpuCategory::Profiler: return "in the profiler's bookkeeping";
-    case CpuCategory::Python: return "in Python";
-    case CpuCategory::Dispatch: return "in the PyTorch dispatcher (ops that launch GPU work)";
-    case CpuCategory::CpuCompute: return "in CPU work (ops or long Python calls that launch no GPU work: preprocessing, CPU math)";
-    case CpuCategory::Other: return "outside any recorded op (Python between ops, unrecorded work)";
-    case CpuCategory::Count: break;
-  }
-  return "";
-}
-
-// The median step's CPU categories, largest first, without the empty ones.
-std::vector<std::pair<int64_t, CpuCategory>> ranked_categories(const std::vector<const StepFacts*>& steps) {
-  std::vector<std::pair<int64_t, CpuCategory>> out;
-  for (size_t c = 0; c < kCpuCategories; ++c) {
-    const int64_t ns = median_of(steps, static_cast<CpuCategory>(c));
-    if (ns > 0) out.emplace_back(ns, static_cast<CpuCategory>(c));
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  return out;
-}
 
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
@@ -241,7 +214,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   std::string where;
   for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
     where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kCategoriesNamed, categories.size()) ? " and " : ", ",
-                         human_duration(categories[i].first), describe(categories[i].second));
+                         human_duration(categories[i].first), cpu_category_words(categories[i].second));
   x.detail = fmt::format(
       "In {}, the GPU is busy only {} of {}. In its idle gaps the next GPU work had not been launched yet, "
       "because the CPU is not done with its part: of {}, {}{}. Faster kernels would not shorten "
