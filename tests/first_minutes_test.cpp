@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "loader_test_util.hpp"
 #include "report/text/text_report.hpp"
 #include "test_support.hpp"
 
@@ -53,6 +54,14 @@ TEST(FirstMinutes, EmptyProfileSaysNothingWasRecordedAndExitsThree) {
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 3);
+  // report writes the page that says so, and exits 3 too.
+  const testing::TempDir dir;
+  const std::string page = dir.path("empty.html");
+  const std::string report = std::string(WHYSLOW_BINARY) + " report " + path("empty_profile.json.gz") + " -o " + page;
+  const int report_status = std::system(report.c_str());
+  ASSERT_TRUE(WIFEXITED(report_status));
+  EXPECT_EQ(WEXITSTATUS(report_status), 3);
+  EXPECT_NE(testing::read_file(page).find("nothing_recorded"), std::string::npos);
 }
 
 TEST(FirstMinutes, CpuActivityOnlyOnAGpuMachineSaysTheGpuRecordsAreMissing) {
@@ -69,6 +78,26 @@ TEST(FirstMinutes, CpuActivityOnlyOnAGpuMachineSaysTheGpuRecordsAreMissing) {
   const std::string text = render_explain_text(x.trace, x.facts, x.findings, {});
   EXPECT_EQ(text.find("· GPU busy"), std::string::npos) << "no GPU busy time in the summary without GPU records";
   EXPECT_EQ(text.find("GPU busy %"), std::string::npos) << "no GPU columns in the steps table without GPU records";
+}
+
+// HTA's rank_non_gpu test trace (tests/fixtures/public/): 2,424 ATen ops and 43 blocks of one step,
+// no CUDA call, no GPU record. An expert reading its events sees a GPU job cut down to its CPU ops:
+// DistributedDataParallel.forward, six nccl:all_to_all blocks (NCCL runs only on GPUs),
+// aten::record_stream (CUDA tensors only), FusedAdam. It is not a CPU program, and nothing in it
+// says how the GPU spent its time. Counts by Python over the raw events: 6 nccl:* + 48 record_stream.
+TEST(FirstMinutes, GpuJobCutToItsCpuOpsSaysTheGpuRecordsAreMissing) {
+  const auto x = testing::explain_file(std::string(WHYSLOW_FIXTURES) + "/public/hta_rank_non_gpu.json.gz");
+  EXPECT_EQ(x.facts.recording.what, Recorded::GpuNotRecorded);
+  EXPECT_EQ(x.facts.recording.gpu_work_calls, 0u);
+  EXPECT_EQ(x.facts.recording.gpu_only_ops, 54u);
+  EXPECT_EQ(x.facts.recording.gpu_only_op, "nccl:all_to_all");
+  ASSERT_FALSE(x.findings.empty());
+  EXPECT_EQ(x.findings[0].id, FindingId::gpu_not_recorded);
+  EXPECT_NE(x.findings[0].title.find("ran on a GPU"), std::string::npos) << x.findings[0].title;
+  for (const Finding& f : x.findings) {
+    EXPECT_FALSE(reads_gpu_records(f.id)) << to_string(f.id);
+    EXPECT_NE(f.id, FindingId::cpu_bound) << "a GPU job's CPU side is not a CPU program's verdict";
+  }
 }
 
 TEST(FirstMinutes, CpuTrainingOnAGpuMachineGetsACpuVerdictHeldToKeyAverages) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "analysis/passes.hpp"
+#include "report/text/tables.hpp"
 #include "rules/facts_builder.hpp"
 #include "test_support.hpp"
 
@@ -109,6 +110,19 @@ TEST(Loops, ADataLoaderFetchingSampleBySampleIsALoop) {
     EXPECT_EQ(e.trace.name_of(l.block).substr(0, 17), "enumerate(DataLoa");
     EXPECT_EQ(l.tokens_per_iteration, 0);
   }
+}
+
+// The loops table has a GPU busy column only where the trace records the GPU: mlp_dataloader_cpu
+// runs on the CPU, where "GPU busy 0 µs" would read as an idle GPU.
+TEST(Loops, TableHasNoGpuColumnWithoutGpuRecords) {
+  const auto cpu = testing::explain_file(std::string(WHYSLOW_FIXTURES) + "/torch/mlp_dataloader_cpu.json.gz");
+  ASSERT_EQ(cpu.facts.recording.what, Recorded::CpuOnly);
+  const std::string cpu_table = report::loops_table(cpu.trace, cpu.facts);
+  ASSERT_NE(cpu_table.find("iterations"), std::string::npos);
+  EXPECT_EQ(cpu_table.find("GPU busy"), std::string::npos) << cpu_table;
+  const auto gpu = testing::explain_file(blocks_fixture("llama_generate_eager.json.gz"));
+  ASSERT_EQ(gpu.facts.recording.what, Recorded::Gpu);
+  EXPECT_NE(report::loops_table(gpu.trace, gpu.facts).find("GPU busy"), std::string::npos);
 }
 
 // A synthetic step of 200,000 top-level ops: a loop of 20,000 iterations of 10 ops after a

@@ -491,6 +491,9 @@ struct RecordingFacts {
   uint64_t gpu_work_calls = 0;  // runtime/driver calls that put work on a GPU (is_gpu_work_call)
   uint64_t gpu_sync_calls = 0;  // runtime/driver calls that wait for the GPU (is_sync_call)
   uint64_t gpu_records = 0;     // kernels, copies, memsets
+  uint64_t gpu_only_ops = 0;    // ops and blocks that run only with a GPU (is_gpu_only_op)
+  std::string gpu_only_op;      // the first of them by name, to quote
+  std::string gpu_backend;      // distributedInfo's backend when it runs only on GPUs (nccl), else ""
   bool from_torch = false;      // ATen ops or Python frames: torch.profiler, not a native program's scopes
 };
 

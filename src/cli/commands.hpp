@@ -12,8 +12,9 @@
 
 namespace whyslow::cli {
 
-// `explain` read the trace and printed its finding, but there was nothing in it to explain (the
-// nothing_recorded finding): a script must not take that for an all-clear.
+// `explain` read the trace and printed its finding (`report` wrote its page), but there was
+// nothing in it to explain (the nothing_recorded finding): a script must not take that for an
+// all-clear.
 inline constexpr int kExitNothingRecorded = 3;
 
 struct Command {

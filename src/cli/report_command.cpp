@@ -44,7 +44,10 @@ Command add_report_command(CLI::App& app) {
             if (output->empty()) *output = default_page_path(o->path, *path_b);
             if (path_b->empty()) {
               const Analyzed x = load_and_analyze(*o);
-              return write_output_file(*output, render_html(x.trace, x.facts, x.findings), {o->path});
+              const int written = write_output_file(*output, render_html(x.trace, x.facts, x.findings), {o->path});
+              // The page says the profiler recorded nothing; the exit code says it to a script, as explain's.
+              if (written == 0 && x.facts.recording.what == Recorded::Nothing) return kExitNothingRecorded;
+              return written;
             }
             const AnalyzedPair p = load_and_analyze_pair(*o, *path_b);
             const Diff d = diff_traces(p.a.trace, p.a.facts, p.b.trace, p.b.facts);

@@ -87,6 +87,8 @@ bool is_gpu_work_call(std::string_view n) {
   return is_graph_launch(n) || is_copy_call(n) || n.find("Memset") != std::string_view::npos;
 }
 
+bool is_gpu_only_op(std::string_view n) { return starts_with(n, "nccl:") || n == "aten::record_stream"; }
+
 bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
 bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
 

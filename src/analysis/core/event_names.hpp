@@ -58,6 +58,10 @@ bool is_copy_call(std::string_view name);
 // kernel launch (cudaLaunch*, cuLaunch*, hipLaunch*, hipExtLaunch*, hipModuleLaunch*,
 // hipExtModuleLaunch*), a graph launch, a copy or a memset (…Memcpy…, …Memset…).
 bool is_gpu_work_call(std::string_view name);
+// An op or block that exists only where a GPU runs the work: the NCCL process group's collectives
+// ("nccl:all_reduce", "nccl:all_to_all": c10d's ProcessGroupNCCL names them so; NCCL runs only on
+// GPUs) and aten::record_stream (which marks a CUDA tensor's use on a stream; a CPU tensor raises).
+bool is_gpu_only_op(std::string_view name);
 
 // CUPTI asking for an activity buffer: "Activity Buffer Request".
 bool is_profiler_buffer_request(std::string_view name);

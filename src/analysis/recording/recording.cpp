@@ -3,7 +3,10 @@
 // activity: tests/fixtures/first_minutes/), and one whose CUPTI records were dropped (WSL, a
 // container without the driver's profiling rights) holds them too: both have GPU work with no
 // record of it on the GPU, and every GPU number (busy, idle, the bound verdict) would be made up.
-// A CPU program's trace has no such call (nor a sync); an empty one has none of anything.
+// A CPU program's trace has no such call (nor a sync); an empty one has none of anything. A trace
+// cut down to its CPU ops (HTA's test data is one) has no CUDA call left, but ops that run only
+// with a GPU (NCCL's collectives, record_stream) or a GPU-only distributed backend still say that
+// a GPU did the work.
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/name_memo.hpp"
 #include "analysis/passes.hpp"
@@ -23,28 +26,43 @@ std::string_view to_string(Recorded r) {
 namespace {
 
 // What a host API call's name says it does with the GPU, asked once per name (NameMemo).
-enum class GpuCall : uint8_t { None, Work, Sync };
+enum class GpuCall : uint8_t { None, Work, Sync, GpuOnlyOp };
 GpuCall gpu_call(std::string_view name) {
   if (is_gpu_work_call(name)) return GpuCall::Work;
-  return is_sync_call(name) ? GpuCall::Sync : GpuCall::None;
+  if (is_sync_call(name)) return GpuCall::Sync;
+  return is_gpu_only_op(name) ? GpuCall::GpuOnlyOp : GpuCall::None;
 }
+
+// Backends of torch.distributed that run only on GPUs ("nccl" is also ROCm's RCCL under torch).
+bool is_gpu_only_backend(std::string_view backend) { return backend == "nccl" || backend == "rccl"; }
 
 }  // namespace
 
 RecordingFacts recording(const Trace& t) {
   RecordingFacts r;
   NameMemo<GpuCall, GpuCall (*)(std::string_view)> calls(t, gpu_call);
+  // The op quoted: an NCCL collective when there is one (it says "GPU" to anyone who reads it), else
+  // the first by name; the same whatever the events' order.
+  const auto quoted_before = [](std::string_view a, std::string_view b) {
+    const bool a_nccl = a.substr(0, 5) == "nccl:", b_nccl = b.substr(0, 5) == "nccl:";
+    return a_nccl != b_nccl ? a_nccl : a < b;
+  };
+  const auto note_gpu_only_op = [&](EventId e) {
+    if (calls.of(e) != GpuCall::GpuOnlyOp) return;
+    if (r.gpu_only_ops++ == 0 || quoted_before(t.name_of(e), r.gpu_only_op)) r.gpu_only_op = t.name_of(e);
+  };
   for (EventId e = 0; e < t.size(); ++e) {
     switch (t.kind[e]) {
-      case EventKind::CpuOp: ++r.cpu_ops; break;
-      case EventKind::UserAnnotation: ++r.annotations; break;
+      case EventKind::CpuOp: ++r.cpu_ops; note_gpu_only_op(e); break;
+      case EventKind::UserAnnotation: ++r.annotations; note_gpu_only_op(e); break;
       case EventKind::PythonFunction: ++r.python_frames; break;
       case EventKind::Runtime:
       case EventKind::Driver:
         switch (calls.of(e)) {
           case GpuCall::Work: ++r.gpu_work_calls; break;
           case GpuCall::Sync: ++r.gpu_sync_calls; break;
-          case GpuCall::None: break;
+          case GpuCall::None:
+          case GpuCall::GpuOnlyOp: break;
         }
         break;
       case EventKind::Kernel:
@@ -54,11 +72,14 @@ RecordingFacts recording(const Trace& t) {
     }
   }
   r.from_torch = r.cpu_ops > 0 || r.python_frames > 0;
+  if (is_gpu_only_backend(t.distributed.backend)) r.gpu_backend = t.distributed.backend;
   // A sync alone is not work: torch's profiler makes one when it starts (an empty profile holds
   // it); CPU work that synchronizes with the GPU is a GPU program's.
   const bool cpu_work = r.cpu_ops + r.annotations + r.python_frames > 0;
   if (r.gpu_records > 0) r.what = Recorded::Gpu;
-  else if (r.gpu_work_calls > 0 || (cpu_work && r.gpu_sync_calls > 0)) r.what = Recorded::GpuNotRecorded;
+  else if (r.gpu_work_calls > 0 ||
+           (cpu_work && (r.gpu_sync_calls > 0 || r.gpu_only_ops > 0 || !r.gpu_backend.empty())))
+    r.what = Recorded::GpuNotRecorded;
   else if (cpu_work) r.what = Recorded::CpuOnly;
   else r.what = Recorded::Nothing;
   return r;

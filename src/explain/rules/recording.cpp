@@ -4,6 +4,9 @@
 // the usual reasons, and how to record it; explain() runs no rule that reads the GPU's records.
 #include <fmt/core.h>
 
+#include <string>
+#include <vector>
+
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -36,25 +39,45 @@ void rule_recording(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   if (r.what != Recorded::GpuNotRecorded) return;
   Finding x = make_finding(FindingId::gpu_not_recorded);
   x.about_the_trace = true;
-  x.title = fmt::format("The GPU's records are missing: {} calls that put work on the GPU, {} that wait for it, and "
-                        "no kernel, copy or memset in the trace",
-                        r.gpu_work_calls, r.gpu_sync_calls);
-  x.detail = fmt::format(
-      "The CPU side uses a GPU ({} kernel launches, copies and memsets, {} synchronizing calls{}), but nothing "
-      "records when its work ran on the GPU, so whyslow says nothing of the GPU's time: neither how busy it was "
-      "nor why it "
-      "waited. The usual reasons: the trace was recorded with ProfilerActivity.CPU alone (torch still records "
-      "the CUDA calls then); CUPTI could not trace the GPU where the program ran (a WSL or virtual-GPU driver "
-      "without CUPTI's activity tracing, or another tool holding CUPTI: Nsight Systems, DCGM profiling; the "
-      "profiler warns at start when it cannot); or its records were lost (the program exited before the "
-      "profiler stopped and flushed them). The CPU side below is measured as recorded.",
-      r.gpu_work_calls, r.gpu_sync_calls,
-      !t.devices.empty() ? fmt::format(" on a machine whose trace describes {} GPU{}", t.devices.size(),
-                                    t.devices.size() == 1 ? "" : "s")
-                      : std::string());
+  const std::string machine =
+      !t.devices.empty()
+          ? fmt::format(" on a machine whose trace describes {} GPU{}", t.devices.size(), t.devices.size() == 1 ? "" : "s")
+          : std::string();
+  if (r.gpu_work_calls + r.gpu_sync_calls > 0) {
+    x.title = fmt::format("The GPU's records are missing: {} calls that put work on the GPU, {} that wait for it, and "
+                          "no kernel, copy or memset in the trace",
+                          r.gpu_work_calls, r.gpu_sync_calls);
+    x.detail = fmt::format(
+        "The CPU side uses a GPU ({} kernel launches, copies and memsets, {} synchronizing calls{}), but nothing "
+        "records when its work ran on the GPU, so whyslow says nothing of the GPU's time: neither how busy it was "
+        "nor why it waited. The usual reasons: the trace was recorded with ProfilerActivity.CPU alone (torch still "
+        "records the CUDA calls then); CUPTI could not trace the GPU where the program ran (a WSL or virtual-GPU "
+        "driver without CUPTI's activity tracing, or another tool holding CUPTI: Nsight Systems, DCGM profiling; "
+        "the profiler warns at start when it cannot); or its records were lost (the program exited before the "
+        "profiler stopped and flushed them). The CPU side below is measured as recorded.",
+        r.gpu_work_calls, r.gpu_sync_calls, machine);
+  } else {
+    // No CUDA call at all: only the ops say a GPU ran the work.
+    std::vector<std::string> signs;
+    if (r.gpu_only_ops > 0)
+      signs.push_back(fmt::format("{} op{} that run only on a GPU, such as {}", r.gpu_only_ops,
+                                  r.gpu_only_ops == 1 ? "" : "s", r.gpu_only_op));
+    if (!r.gpu_backend.empty()) signs.push_back(fmt::format("the distributed backend {}, which runs only on GPUs", r.gpu_backend));
+    const std::string said = signs.size() == 2 ? signs[0] + " and " + signs[1] : signs.at(0);
+    x.title = fmt::format("The GPU's records are missing: the trace's ops ran on a GPU ({}), but it holds no CUDA "
+                          "call, kernel, copy or memset",
+                          said);
+    x.detail = fmt::format(
+        "The program used a GPU{}, but the trace holds only its CPU ops: no kernel launch, no synchronizing call and "
+        "no record of the GPU's work, so whyslow says nothing of the GPU's time, and the CPU time below leaves out "
+        "the CUDA calls. The usual reasons: the trace was cut down to its CPU ops (a tool or a script that "
+        "filtered the events; test data often is), or it was recorded with ProfilerActivity.CPU alone by a torch "
+        "that records no CUDA call then.",
+        machine);
+  }
   x.evidence = {count("gpu_work_calls", r.gpu_work_calls), count("gpu_sync_calls", r.gpu_sync_calls),
                 count("gpu_records", r.gpu_records),
-                count("gpus_described", t.devices.size())};
+                count("gpu_only_ops", r.gpu_only_ops), count("gpus_described", t.devices.size())};
   x.try_next = {"Record CUDA activity too: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]. If it was "
                 "asked for, read the warnings the profiler printed when it started (CUPTI's errors are there), and "
                 "record again outside WSL or without another profiler attached."};
