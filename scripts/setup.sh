@@ -12,8 +12,9 @@ cli_packages=(build-essential cmake ninja-build pkg-config
               libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libisal-dev)
 # Building the tests, on top of those: libgtest-dev (the C++ tests); python3 (CMake adds the
 # Python oracles and test drivers only when it finds it); libopenmpi-dev, openmpi-bin (whyslow-mpi
-# and its test, mpirun).
-build_packages=(python3 libgtest-dev libopenmpi-dev openmpi-bin)
+# and its test, mpirun); ccache (the binding test's `pip install .` then reuses the release build's
+# objects instead of compiling the library a second time: CMakeLists.txt).
+build_packages=(python3 libgtest-dev libopenmpi-dev openmpi-bin ccache)
 # Running them, on top of those: chromium (the HTML report's browser tests open it headless: an
 # 80 MB download, 350 MB installed, ~15 s); python3-dev, python3-venv, pybind11-dev (`pip install .`
 # of the Python module, python/); python3-torch (1.13, CPU-only; with its dependencies ~280

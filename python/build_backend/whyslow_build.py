@@ -80,8 +80,6 @@ def _build_module():
                  "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
     if shutil.which("ninja"):
         configure += ["-G", "Ninja"]
-    if shutil.which("ccache"):
-        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         subprocess.run(configure, check=True, stdout=sys.stderr)
     else:  # keep the cache; re-run so changed options and new files are seen
