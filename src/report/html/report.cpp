@@ -32,9 +32,9 @@ namespace {
 // use them, start.js (which reads the data and draws the page) last. The data layout's constants
 // (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
 constexpr std::string_view kScripts[] = {
-    "util.js",           "timeline_model.js", "timeline_viewport.js", "timeline_draw.js", "timeline_hit.js",
-    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "blocks.js", "page.js",
-    "diff.js",           "start.js"};
+    "util.js",          "timeline_model.js",   "timeline_viewport.js", "timeline_axis.js", "timeline_labels.js",
+    "timeline_draw.js", "timeline_hit.js",     "timeline_tooltip.js",  "timeline_input.js", "timeline.js",
+    "charts.js",        "blocks.js",           "page.js",              "diff.js",          "start.js"};
 
 std::string escape_html(std::string_view s) {
   std::string out;
