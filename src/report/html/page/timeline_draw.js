@@ -47,6 +47,8 @@ class TimelinePainter {
     this.drawLaneBackgrounds();
     this.drawGrid();
     this.drawShades();
+    this.drawLaneShades();
+    this.drawGroupLines(LABEL_W, W);
     this.m.lanes.forEach((lane, li) => {
       const y = view.laneY(li);
       if (y > H || y + view.laneHeight(lane) < HEADER_H) return;
@@ -70,6 +72,15 @@ class TimelinePainter {
       ctx.fillRect(LABEL_W, y, this.view.w - LABEL_W, h);
       ctx.fillStyle = "#d9dde3";
       ctx.fillRect(LABEL_W, y + h - 1, this.view.w - LABEL_W, 1);
+    });
+  }
+
+  // Where a page groups its lanes (the ranks page: one group per rank), a dark line between groups.
+  drawGroupLines(x0, x1) {
+    const ctx = this.ctx, lanes = this.m.lanes;
+    ctx.fillStyle = "#5f6873";
+    lanes.forEach((lane, li) => {
+      if (li > 0 && lane.group !== undefined && lane.group !== lanes[li - 1].group) ctx.fillRect(x0, this.view.laneY(li) - 1, x1 - x0, 2);
     });
   }
 
@@ -105,6 +116,25 @@ class TimelinePainter {
       }
       ctx.globalAlpha = 1;
     });
+  }
+
+  // Spans shaded on some lanes only (D.lane_shades: { lanes: [first, end), spans, color, alpha }):
+  // on the ranks page, one rank's waits and late arrivals.
+  drawLaneShades() {
+    const ctx = this.ctx, view = this.view;
+    for (const s of this.D.lane_shades || []) {
+      const [first, end] = s.lanes;
+      if (end <= first) continue;
+      const y0 = view.laneY(first), y1 = view.laneY(end - 1) + view.laneHeight(this.m.lanes[end - 1]);
+      ctx.globalAlpha = s.alpha;
+      ctx.fillStyle = s.color;
+      for (const [a, b] of s.spans) {
+        const xa = view.x(a), xb = view.x(b);
+        if (xb < LABEL_W || xa > view.w) continue;
+        ctx.fillRect(xa, y0, Math.max(1, xb - xa), y1 - y0);
+      }
+    }
+    ctx.globalAlpha = 1;
   }
 
   drawRow(lane, r, y, stats) {
@@ -293,7 +323,7 @@ class TimelinePainter {
       ctx.fillStyle = lane.kind === "gpu" ? "#2e9e44" : lane.kind === "cpu" ? "#4e79a7" : "#8a8f96";
       ctx.fillRect(0, y, 3, h - 1);
       ctx.fillStyle = "#1d2127";
-      let text = lane.kind === "gpu" && !/^GPU/i.test(lane.name) ? "GPU " + lane.name : lane.name;
+      let text = lane.kind === "gpu" && !/\bGPU\b/i.test(lane.name) ? "GPU " + lane.name : lane.name;
       const max = Math.floor((LABEL_W - 14) / (this.charW * 1.08));
       if (text.length > max) text = text.slice(0, max - 1) + "…";
       // A tall lane scrolled past its top keeps its name in sight, at the top of the lanes.
@@ -312,6 +342,7 @@ class TimelinePainter {
       ctx.fillStyle = "#d9dde3";
       ctx.fillRect(0, y + h - 1, LABEL_W, 1);
     });
+    this.drawGroupLines(0, LABEL_W);
     ctx.fillStyle = "#c9ced6";
     ctx.fillRect(LABEL_W - 1, HEADER_H, 1, this.view.h);
     ctx.restore();
