@@ -6,6 +6,10 @@
 // (timeline_labels.js).
 
 const MAX_FLOWS_DRAWN = 300;     // more launch arrows than this in view is a smear: show the selected one's
+const LABEL_INSET_PX = 3;        // an event's label starts and ends this far inside its rectangle
+const MIN_LABEL_PX = 22;         // room for two letters and "…": less says nothing, so no label
+const QUEUE_LABEL_PAD_PX = 4;    // the queue delay's words inside their white box, each side
+const ARROW_HEAD_PX = 6;         // the queue bracket's arrow head, which its words keep clear of
 
 // Dark text on light classes, white on dark ones.
 function textColorFor(hex) {
@@ -200,14 +204,15 @@ class TimelinePainter {
     ctx.fillRect(a, y + 1, w, ROW_H - 2);
     stats.rects++;
     if (m.isKernel(e)) { stats.kernelRects++; stats.kernelsShown++; }
-    const room = Math.min(b, labelEnd) - a - 6;  // 3 px of the rectangle each side of the text
-    if (room < 22) return;
+    const room = Math.min(b, labelEnd) - a - 2 * LABEL_INSET_PX;
+    if (room < MIN_LABEL_PX) return;
     const max = Math.floor(room / this.charW);
     let label = this.label(m.name[e]);
     if (label.length > max) label = label.slice(0, Math.max(1, max - 1)) + "…";
     ctx.fillStyle = this.classText[m.cls[e]];
-    ctx.fillText(label, a + 3, y + ROW_H / 2, room);  // squeezed into the room should the estimate be short
-    this.labelBoxes.push({ x0: a + 3, x1: a + 3 + Math.min(room, ctx.measureText(label).width), y0: y + 1, y1: y + ROW_H - 1, e });
+    ctx.fillText(label, a + LABEL_INSET_PX, y + ROW_H / 2, room);  // squeezed into the room should the estimate be short
+    const x0 = a + LABEL_INSET_PX;
+    this.labelBoxes.push({ x0, x1: x0 + Math.min(room, ctx.measureText(label).width), y0: y + 1, y1: y + ROW_H - 1, e });
   }
 
   label(nameId) {
@@ -258,18 +263,19 @@ class TimelinePainter {
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.beginPath();
-    ctx.moveTo(xb, y); ctx.lineTo(xb - 6, y - 4); ctx.lineTo(xb - 6, y + 4); ctx.closePath();
+    ctx.moveTo(xb, y); ctx.lineTo(xb - ARROW_HEAD_PX, y - 4); ctx.lineTo(xb - ARROW_HEAD_PX, y + 4); ctx.closePath();
     ctx.fillStyle = color;
     ctx.fill();
     // The words, on the bracket's row where no event is under them; else only the tooltip says it.
-    const text = "queued " + fmtDur(m.start[gpu] - m.start[launch]), width = ctx.measureText(text).width + 8;
+    const text = "queued " + fmtDur(m.start[gpu] - m.start[launch]);
+    const width = ctx.measureText(text).width + 2 * QUEUE_LABEL_PAD_PX;
     const lane = m.lanes[m.lane[gpu]], r = Math.min(m.row[gpu], this.view.shownRows(lane) - 1);
-    const at = freeSpotInRow(this.view, m, lane, r, Math.max(xa, LABEL_W) + 2, Math.min(xb, this.view.w) - 8, width);
+    const at = freeSpotInRow(this.view, m, lane, r, Math.max(xa, LABEL_W) + 2, Math.min(xb, this.view.w) - ARROW_HEAD_PX - 2, width);
     if (at < 0) return;
     ctx.fillStyle = "#ffffffd0";  // over the dashed line, not through it
     ctx.fillRect(at, y - ROW_H / 2 + 2, width, ROW_H - 4);
     ctx.fillStyle = color;
-    ctx.fillText(text, at + 4, y);
+    ctx.fillText(text, at + QUEUE_LABEL_PAD_PX, y);
     this.labelBoxes.push({ x0: at, x1: at + width, y0: y - ROW_H / 2 + 2, y1: y + ROW_H / 2 - 2, e: -1 });
   }
 
