@@ -179,6 +179,9 @@ std::string render_html_ranks(const std::vector<HtmlRank>& ranks, const RanksRep
   CompactJson w;
   w.begin_object();
   w.key("job").raw(render_ranks_json(job));  // the documented schema of `whyslow explain r0 r1 … --json`
+  // The rank whose steps the page's steps strip shows: the one the others waited for most (the
+  // lowest where no collective lines the ranks up).
+  w.key("steps_rank").integer(f.ranks[f.straggler < f.ranks.size() ? f.straggler : 0].rank);
   w.key("ranks").begin_array();
   for (size_t i = 0; i < of_rank.size(); ++i) {
     const HtmlRank& r = *of_rank[i];

@@ -68,7 +68,8 @@ function renderRanks(D, t0) {
     "red: the last rank's lateness at it (from the first rank's arrival to its own)." +
     (merged.findings.length ? " Outlined: the straggler's block that takes longer than on the others." : "") +
     (merged.meta.complete ? "" : " Large traces: each rank's page holds its detail windows one by one, elsewhere a summary (paler).") +
-    (merged.steps.length ? ` The steps strip shows rank ${merged.steps_rank}'s steps.` : "");
+    (merged.steps.length ? ` The steps strip shows rank ${merged.steps_rank}'s steps` +
+      (job.collectives.matched ? ", the rank the others waited for most." : ".") : "");
   const legend = document.getElementById("legend");
   renderLegend(merged, [model], legend);
   legend.append(el("span", { style: `--c:${SEVERITY_COLORS.warning}` }, "shaded: waiting for the last rank"),

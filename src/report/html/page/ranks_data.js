@@ -19,8 +19,6 @@ function mergeRanks(D) {
     steps: [], steps_rank: -1, cold_step: -1,
   };
   const bucketNs = Math.max(1, Math.ceil(windowNs / out.overview_buckets));
-  const straggler = D.job.findings.find(f => f.id === "straggler");
-  const stepsRank = straggler ? straggler.evidence.rank.value : first.rank;
   let events = 0;
   for (const R of D.ranks) {
     const strings = out.strings.length, gpu = out.gpu_details.length, shapes = out.shapes.length, firstLane = out.lanes.length;
@@ -46,11 +44,12 @@ function mergeRanks(D) {
     const lanes = [firstLane, out.lanes.length], moved = spans => spans.map(([a, b]) => [a + shift, b + shift]);
     out.lane_shades.push({ lanes, spans: moved(R.waits), color: SEVERITY_COLORS.warning, alpha: RANK_WAIT_ALPHA });
     out.lane_shades.push({ lanes, spans: moved(R.late), color: SEVERITY_COLORS.critical, alpha: RANK_LATE_ALPHA });
-    if (R.cause_events.length && straggler)
-      out.findings.push({ ...straggler, shade: [], shade_strong: false, marks_are_waits: false, cover: [], queue: [], events: [],
+    // The block a cross-rank finding blames on this rank, outlined.
+    const blaming = D.job.findings.find(f => f.cause && f.cause.rank === R.rank);
+    if (R.cause_events.length && blaming)
+      out.findings.push({ ...blaming, shade: [], shade_strong: false, marks_are_waits: false, cover: [], queue: [], events: [],
                           mark: R.cause_events.map(e => e + events) });
-    // The steps strip shows the straggler's steps (else the lowest rank's): the rank the others wait for.
-    if (R.rank === stepsRank) {
+    if (R.rank === D.steps_rank) {
       out.steps = R.steps.map(s => { const c = s.slice(); c[ST.START] += shift; return c; });
       out.steps_rank = R.rank;
     }
