@@ -94,7 +94,7 @@ TEST(HtmlRanks, PageLinesTheRanksUpOnTheCollectivesEnds) {
 
 // Two ranks made by tools/make_rank_traces.py from the DLRM pair: each on a clock of its own, rank
 // 1's "## copy_batch_to_gpu ##" 3 ms longer once. The page undoes the clocks' offset that the tool
-// put in, and outlines the slow block's calls on rank 1.
+// put in, and outlines the slow block's calls on rank 1 (checked in the browser where there is one).
 TEST(HtmlRanks, StragglersSlowBlockIsOutlinedOnClocksAlignedAsTheyWereMade) {
   TempDir dir;
   const std::string tool = std::string(WHYSLOW_SOURCE_DIR) + "/tools/make_rank_traces.py";
@@ -128,6 +128,18 @@ TEST(HtmlRanks, StragglersSlowBlockIsOutlinedOnClocksAlignedAsTheyWereMade) {
       break;
     }
   }
+  // On the page, those calls are outlined on rank 1's lanes, named as the finding names the block.
+  if (testing::chromium().empty()) return;
+  const std::string page = dir.write("ranks.html", render_html_ranks({{r0.trace, r0.facts, r0.findings}, {r1.trace, r1.facts, r1.findings}}, job));
+  simdjson::dom::parser out_parser;
+  const simdjson::dom::element out = out_parser.parse(testing::page_script_result(dir, page, R"js(
+    const R = window.whyslowReport, m = R.model;
+    const marks = R.merged.findings.flatMap(f => f.mark);
+    console.log("whyslow-test: " + JSON.stringify({ names: marks.map(e => m.nameOf(e)), groups: marks.map(e => m.lanes[m.lane[e]].group) }));
+  )js"));
+  ASSERT_EQ(out["names"].get_array().size(), cause.size());
+  for (auto name : out["names"].get_array()) EXPECT_EQ(std::string_view(name), block);
+  for (auto group : out["groups"].get_array()) EXPECT_EQ(int64_t(group), 1);
 }
 
 TEST(HtmlRanks, ReportOfOneJobsRanksIsOnePageAndOfTwoRunsAComparison) {
