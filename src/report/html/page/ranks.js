@@ -28,7 +28,7 @@ function renderRanksTable(job) {
 function renderJobFindings(job) {
   const list = document.getElementById("findings");
   if (!job.findings.length) {
-    list.append(el("li", { class: "none" }, "No cross-rank finding: no rank keeps the others waiting."));
+    list.append(el("li", { class: "none" }, "No cross-rank finding: no rank arrives last often and late enough to hold the others back."));
     return;
   }
   for (const f of job.findings)
