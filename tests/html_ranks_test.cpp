@@ -159,15 +159,19 @@ TEST(HtmlRanks, ReportOfOneJobsRanksIsOnePageAndOfTwoRunsAComparison) {
   EXPECT_EQ(kind("'" + kRank0 + "'"), "one");
   // Runs forced to be ranks: they have no rank (exit 2, the input's fault); three runs: neither.
   EXPECT_EQ(run_whyslow("report " + runs + " --ranks -o '" + dir.path("x.html") + "'"), 2);
-  EXPECT_EQ(run_whyslow("report " + runs + " '" + kRunA + "' -o '" + dir.path("x.html") + "'"), 1);
-  EXPECT_EQ(run_whyslow("report " + ranks + " '" + kRunA + "' --diff -o '" + dir.path("x.html") + "'"), 1);
+  const std::string third = "'" + testing::fixture("mm_bias_64_fp32.json.gz") + "'";
+  EXPECT_EQ(run_whyslow("report " + runs + " " + third + " -o '" + dir.path("x.html") + "'"), 1);
+  EXPECT_EQ(run_whyslow("report " + ranks + " " + third + " --diff -o '" + dir.path("x.html") + "'"), 1);
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.html"))) << "nothing written when no page can be made";
-  // Without -o, beside the first rank.
-  const std::string copy0 = dir.path("dlrm_worker0.json.gz"), copy2 = dir.path("dlrm_worker2.json.gz");
+  // A folder or a glob of the ranks, as `explain` reads them; without -o, beside the first rank.
+  std::filesystem::create_directory(dir.path("job"));
+  const std::string copy0 = dir.path("job/dlrm_worker0.json.gz"), copy2 = dir.path("job/dlrm_worker2.json.gz");
   std::filesystem::copy_file(kRank0, copy0);
   std::filesystem::copy_file(kRank2, copy2);
+  EXPECT_EQ(kind("'" + dir.path("job") + "'"), "ranks");
+  EXPECT_EQ(kind("'" + dir.path("job") + "/dlrm_worker*'"), "ranks");
   ASSERT_EQ(run_whyslow("report '" + copy0 + "' '" + copy2 + "'"), 0);
-  EXPECT_TRUE(std::filesystem::exists(dir.path("dlrm_worker0-ranks.html")));
+  EXPECT_TRUE(std::filesystem::exists(dir.path("job/dlrm_worker0-ranks.html")));
 }
 
 TEST(HtmlReportBrowser, RanksPageDrawsEveryRankOnOneAxis) {

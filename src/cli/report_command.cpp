@@ -1,5 +1,5 @@
 // `whyslow report TRACE [-o page.html]`; with a second trace the comparison page; with the traces
-// of one job's ranks one page of them all.
+// of one job's ranks (files, a folder, a glob) one page of them all.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/ranks.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/digest/ranks_job.hpp"
 #include "report/html/report.hpp"
@@ -74,20 +75,26 @@ Command add_report_command(CLI::App& app) {
   add_peaks(cmd, *o);
   cmd->add_option("more", *more,
                   "more traces: B of a comparison page (A the baseline, B the change), or the other ranks of one job "
-                  "(traces whose distributedInfo says so, or with --ranks): one page of all ranks");
+                  "(traces whose distributedInfo says so, or with --ranks; a folder or a glob too): one page of all ranks");
   CLI::Option* ranks_flag = cmd->add_flag("--ranks", *as_ranks,
                                           "the traces are one job's ranks (rank from distributedInfo, else the file "
                                           "name: rank-N, workerN): one page, every rank on one time axis");
   cmd->add_flag("--diff", *as_diff, "compare two traces (A the baseline, B the change), even two ranks of one job")
       ->excludes(ranks_flag);
   return {cmd, [o, output, more, as_ranks, as_diff] {
-            if (more->empty()) {
+            // Files as given, a folder's or a glob's traces (as `explain` reads a job's ranks).
+            std::vector<std::string> args{o->path};
+            args.insert(args.end(), more->begin(), more->end());
+            const std::vector<std::string> paths = expand_rank_paths(args);
+            for (const std::string& path : paths)
+              if (is_digest_file(path))
+                throw UsageError(path + " is a digest: it holds no events to draw; `report` needs the traces");
+            if (paths.size() == 1) {
+              o->path = paths.front();
               if (output->empty()) *output = default_page_path(o->path, "", false);
               const Analyzed x = load_and_analyze(*o);
               return write_output_file(*output, render_html(x.trace, x.facts, x.findings), {o->path});
             }
-            std::vector<std::string> paths{o->path};
-            paths.insert(paths.end(), more->begin(), more->end());
             if (*as_diff && paths.size() != 2)
               throw UsageError(fmt::format("--diff compares two traces, not {}", paths.size()));
             // Loaded and analyzed in parallel, as `explain` of ranks does (trace_set.hpp); kept whole for the page.
