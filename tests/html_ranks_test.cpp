@@ -162,6 +162,9 @@ TEST(HtmlRanks, ReportOfOneJobsRanksIsOnePageAndOfTwoRunsAComparison) {
   const std::string third = "'" + testing::fixture("mm_bias_64_fp32.json.gz") + "'";
   EXPECT_EQ(run_whyslow("report " + runs + " " + third + " -o '" + dir.path("x.html") + "'"), 1);
   EXPECT_EQ(run_whyslow("report " + ranks + " " + third + " --diff -o '" + dir.path("x.html") + "'"), 1);
+  // A digest has no events to draw (exit 1: the page needs the traces).
+  ASSERT_EQ(run_whyslow("digest '" + kRank0 + "' -o '" + dir.path("rank0.digest.json") + "'"), 0);
+  EXPECT_EQ(run_whyslow("report '" + dir.path("rank0.digest.json") + "' '" + kRank2 + "' -o '" + dir.path("x.html") + "'"), 1);
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.html"))) << "nothing written when no page can be made";
   // A folder or a glob of the ranks, as `explain` reads them; without -o, beside the first rank.
   std::filesystem::create_directory(dir.path("job"));
