@@ -21,13 +21,17 @@
 #include "report/html/page_schema.hpp"
 #include "report/html/report.hpp"
 #include "report/html/timeline.hpp"
+#include "browser_test_util.hpp"
 #include "test_support.hpp"
 #include "trace_generator.hpp"
 
 namespace whyslow {
 namespace {
 
+using testing::BrowserRun;
 using testing::TempDir;
+using testing::body_attribute;
+using testing::open_in_chromium;
 
 // The JSON inside <script type="application/json" id="whyslow-data">.
 std::string data_blob(const std::string& page) {
@@ -226,50 +230,12 @@ TEST(HtmlReport, ComparisonPageCarriesTheDiffAndATypicalStepOfEach) {
 
 // ---- in the browser ----
 
-std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    const std::string probe = std::string("command -v ") + name + " >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return name;
-  }
-  return "";
-}
-
-struct BrowserRun {
-  std::string dom;                   // --dump-dom
-  std::vector<std::string> console;  // the page's console lines
-};
-
-// Headless Chromium on a page (with an optional #fragment); its own profile directory, so that
-// tests running in parallel do not share one.
-BrowserRun open_in_chromium(const TempDir& dir, const std::string& page, const std::string& mode,
-                            const std::string& fragment = "") {
-  static int run = 0;
-  const std::string tag = std::to_string(run++);
-  const std::string out = dir.path("out" + tag), err = dir.path("err" + tag);
-  const std::string cmd = "timeout 60 " + chromium() + " --headless --disable-gpu --no-sandbox --hide-scrollbars" +
-                          " --user-data-dir='" + dir.path("profile" + tag) + "' --enable-logging=stderr --v=0 " +
-                          mode + " 'file://" + page + fragment + "' >'" + out + "' 2>'" + err + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  BrowserRun r;
-  r.dom = testing::read_file(out);
-  std::istringstream lines(testing::read_file(err));
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(":CONSOLE") != std::string::npos) r.console.push_back(line);
-  return r;
-}
-
 std::string make_report(const TempDir& dir, const std::string& fixture) {
   const std::string out = dir.path(fixture + ".html");
   const std::string cmd = std::string("'") + WHYSLOW_BINARY + "' report '" + testing::fixture(fixture + ".json.gz") +
                           "' -o '" + out + "' >/dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return out;
-}
-
-std::string body_attribute(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  const std::regex re("<body[^>]*\\s" + name + "=\"([^\"]*)\"");
-  return std::regex_search(dom, m, re) ? m[1].str() : "(absent)";
 }
 
 std::string unescape_html(std::string s) {
@@ -279,9 +245,6 @@ std::string unescape_html(std::string s) {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1)) s.replace(at, strlen(from), to);
   return s;
 }
-
-#define REQUIRE_CHROMIUM()                                                                   \
-  if (chromium().empty()) GTEST_SKIP() << "no chromium: scripts/setup.sh installs it (CI runs this test)"
 
 void expect_no_console_errors(const BrowserRun& r) {
   ASSERT_EQ(r.console.size(), 1u) << "the page logs one line when it is ready, and nothing else";

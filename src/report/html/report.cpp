@@ -13,6 +13,7 @@
 #include "report/html/blocks.hpp"
 #include "report/html/findings.hpp"
 #include "report/html/page_schema.hpp"
+#include "report/html/rank_spans.hpp"
 #include "report/html/roofline.hpp"
 #include "report/html/summary.hpp"
 #include "report/html/timeline.hpp"
@@ -32,9 +33,10 @@ namespace {
 // use them, start.js (which reads the data and draws the page) last. The data layout's constants
 // (page_schema.hpp) come before them all, after the "use strict" that covers the whole script.
 constexpr std::string_view kScripts[] = {
-    "util.js",           "timeline_model.js", "timeline_viewport.js", "timeline_draw.js", "timeline_hit.js",
-    "timeline_tooltip.js", "timeline_input.js", "timeline.js",        "charts.js",        "blocks.js", "page.js",
-    "diff.js",           "start.js"};
+    "util.js",          "timeline_model.js",   "timeline_viewport.js", "timeline_axis.js", "timeline_labels.js",
+    "timeline_draw.js", "timeline_hit.js",     "timeline_tooltip.js",  "timeline_input.js", "timeline.js",
+    "charts.js",        "blocks.js",           "page.js",              "diff.js",          "ranks_data.js",
+    "ranks.js",         "start.js"};
 
 std::string escape_html(std::string_view s) {
   std::string out;
@@ -82,14 +84,39 @@ std::string page(std::string_view skeleton, const std::string& title, std::strin
       .take();
 }
 
-// One trace's part of the data: summary, timeline and findings, into the open object of `w`.
-void write_trace(CompactJson& w, const Trace& t, const Facts& f, const std::vector<Finding>& findings,
-                 const Selection& selection) {
+// One trace's part of the data: summary, timeline and findings, into the open object of `w`;
+// returns where its events are in the page.
+TimelineIndex write_trace(CompactJson& w, const Trace& t, const Facts& f, const std::vector<Finding>& findings,
+                          const Selection& selection) {
   write_summary(w, t, f, selection);
   write_roofline(w, t, f);
   write_blocks(w, t, f);
-  const TimelineIndex index = write_timeline(w, t, f, selection);
+  TimelineIndex index = write_timeline(w, t, f, selection);
   write_findings(w, t, f, findings, index);
+  return index;
+}
+
+void write_spans(CompactJson& w, std::string_view key, const std::vector<std::pair<int64_t, int64_t>>& spans) {
+  w.key(key).begin_array();
+  for (const auto& [a, b] : spans) w.begin_array().integer(a).integer(b).end_array();
+  w.end_array();
+}
+
+// The page's indices of the calls of the record_function block `block` (a straggler's cause; a
+// CPU category or the GPU's compute names no events), those the page holds.
+std::vector<int64_t> block_events(const Trace& t, const TimelineIndex& index, const std::string& block) {
+  std::vector<int64_t> out;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.kind[e] == EventKind::UserAnnotation && index.of_event[e] >= 0 && t.name_of(e) == block)
+      out.push_back(index.of_event[e]);
+  return out;
+}
+
+// The straggler finding's cause, when it blames a block of `rank`.
+const StragglerCause* cause_on(const RanksReport& job, int32_t rank) {
+  for (const RankFinding& r : job.findings)
+    if (r.has_cause && r.cause_rank == rank) return &r.cause;
+  return nullptr;
 }
 
 // The step the comparison shows for a trace: the median-length steady step, the one `whyslow diff`
@@ -135,6 +162,47 @@ std::string render_html_diff(const Trace& a, const Facts& fa, const std::vector<
   write_typical_step(w, b, fb, xb, options.max_events / 2);
   w.end_object();
   return page("diff_page.html", file_name(a.path) + " vs " + file_name(b.path), w.take());
+}
+
+std::string render_html_ranks(const std::vector<HtmlRank>& ranks, const RanksReport& job, const HtmlOptions& options) {
+  using namespace report;
+  const CrossRankFacts& f = job.facts;
+  std::vector<const HtmlRank*> of_rank;  // f.ranks order
+  for (const RankDigest& d : f.ranks) {
+    const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const HtmlRank& r) { return r.trace.path == d.path; });
+    if (it == ranks.end()) throw std::logic_error("render_html_ranks: no trace for rank " + std::to_string(d.rank));
+    of_rank.push_back(&*it);
+  }
+  // The page's time zero: the earliest window start, every clock aligned on the lowest rank's.
+  int64_t t0 = INT64_MAX;
+  for (size_t i = 0; i < of_rank.size(); ++i) t0 = std::min(t0, of_rank[i]->facts.window.start_ns - f.clock_offset_ns[i]);
+  CompactJson w;
+  w.begin_object();
+  w.key("job").raw(render_ranks_json(job));  // the documented schema of `whyslow explain r0 r1 … --json`
+  // The rank whose steps the page's steps strip shows: the one the others waited for most (the
+  // lowest where no collective lines the ranks up).
+  w.key("steps_rank").integer(f.ranks[f.straggler < f.ranks.size() ? f.straggler : 0].rank);
+  w.key("ranks").begin_array();
+  for (size_t i = 0; i < of_rank.size(); ++i) {
+    const HtmlRank& r = *of_rank[i];
+    w.begin_object();
+    w.key("rank").integer(f.ranks[i].rank);
+    // Added to this rank's times (ns from its own window's start) puts them on the page's axis.
+    w.key("shift_ns").integer(r.facts.window.start_ns - f.clock_offset_ns[i] - t0);
+    const TimelineIndex index =
+        write_trace(w, r.trace, r.facts, r.findings,
+                    select_events(r.trace, r.facts, r.findings, std::max<size_t>(1, options.max_events / of_rank.size())));
+    const RankSpans spans = rank_spans(f, i, r.facts.window.start_ns);
+    write_spans(w, "waits", spans.waits);
+    write_spans(w, "late", spans.late);
+    const StragglerCause* cause = cause_on(job, f.ranks[i].rank);
+    w.key("cause_events").integers(cause ? block_events(r.trace, index, cause->block) : std::vector<int64_t>{});
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  const std::string title = file_name(of_rank.front()->trace.path) + (of_rank.size() > 1 ? " and " + std::to_string(of_rank.size() - 1) + " more ranks" : "");
+  return page("ranks_page.html", title, w.take());
 }
 
 }  // namespace whyslow

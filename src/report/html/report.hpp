@@ -2,7 +2,8 @@
 // with the findings, a zoomable timeline of the CPU and GPU lanes with the findings marked on it,
 // and charts of the steps, kernels and annotations. The data comes from here as one JSON blob
 // (html/summary, html/timeline, html/findings); the page's scripts (src/report/html/page/) draw it.
-// A second trace makes it a comparison page, built on `whyslow diff` (src/diff/).
+// A second trace makes it a comparison page, built on `whyslow diff` (src/diff/); the traces of one
+// job's ranks make one page of all of them, built on the cross-rank passes (src/analysis/ranks/).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
 #include "explain/finding.hpp"
+#include "report/ranks_report.hpp"
 
 namespace whyslow {
 
@@ -29,5 +31,19 @@ std::string render_html(const Trace& trace, const Facts& facts, const std::vecto
 std::string render_html_diff(const Trace& a, const Facts& fa, const std::vector<Finding>& xa, const Trace& b,
                              const Facts& fb, const std::vector<Finding>& xb, const Diff& diff,
                              const HtmlOptions& options = {});
+
+// One rank of a job, for the ranks page.
+struct HtmlRank {
+  const Trace& trace;
+  const Facts& facts;
+  const std::vector<Finding>& findings;
+};
+
+// `whyslow report r0 r1 …` of one job's ranks (`job`: ranks_of_one_job() of their summaries; `ranks`
+// in any order, each matched to its rank of `job` by its path): the ranks table and the cross-rank
+// findings of `explain r0 r1 …`, and every rank's lanes on one time axis, the clocks aligned on the
+// collectives' ends, each rank's waits for the last to arrive and its own late arrivals shaded, the
+// straggler's slow block outlined. options.max_events is shared among the ranks.
+std::string render_html_ranks(const std::vector<HtmlRank>& ranks, const RanksReport& job, const HtmlOptions& options = {});
 
 }  // namespace whyslow

@@ -67,7 +67,6 @@ class Encoder {
     index_.of_event.assign(t.size(), -1);
     row_.assign(t.size(), 0);
     for (auto& n : nearest_) n.assign(t.size(), kNoEvent);
-    overview_.assign(static_cast<size_t>(kMaxLaneRows * kOverviewBuckets), Bucket{});
   }
 
   void write(CompactJson& w) {
@@ -78,7 +77,7 @@ class Encoder {
     write_tables(w);
     write_flows(w);
     w.key("overview_buckets").integer(kOverviewBuckets);
-    w.key("hidden_deep").integer(static_cast<int64_t>(hidden_deep_));
+    w.key("flattened_deep").integer(static_cast<int64_t>(flattened_deep_));
     const size_t with_events = static_cast<size_t>(std::count_if(drawable.begin(), drawable.end(), [](uint32_t n) { return n > 0; }));
     w.key("hidden_lanes").integer(static_cast<int64_t>(with_events - lanes.size()));
   }
@@ -167,14 +166,11 @@ class Encoder {
   void write_lane(CompactJson& w, const Track& tr, const std::string& name, Part part) {
     std::vector<int64_t> starts, durs, names, classes, details;
     int rows = 0;
-    int64_t prev = 0;
+    int64_t prev = 0, deep = 0;
     for (EventId e : tr.events) {
       if (!is_drawable(t_, e) || part_of(e) != part) continue;
       const int row = row_[e];
-      if (row >= kMaxLaneRows) {
-        ++hidden_deep_;
-        continue;
-      }
+      deep += row == kMaxLaneRows;
       rows = std::max(rows, row + 1);
       const DrawClass cls = classify_(e);
       if (!s_.embedded[e]) {
@@ -190,10 +186,12 @@ class Encoder {
       classes.push_back(page_schema::pack_class_row(cls, row));
       details.push_back(detail_of(e));
     }
+    flattened_deep_ += static_cast<size_t>(deep);
     w.begin_object();
     w.key("name").string(name);
     w.key("kind").string(lane_kind(tr.kind));
     w.key("rows").integer(rows);
+    w.key("deep").integer(deep);  // events on the flattened row (row kMaxLaneRows)
     w.key(page_schema::key(LaneColumn::Start)).integers(starts);
     w.key(page_schema::key(LaneColumn::Duration)).integers(durs);
     w.key(page_schema::key(LaneColumn::Name)).integers(names);
@@ -222,6 +220,9 @@ class Encoder {
   void summarize(int row, EventId e, DrawClass cls) {
     const int64_t start = t_.start_ns[e] - t0_, end = start + t_.dur_ns[e];
     const int64_t last = std::min(kOverviewBuckets - 1, end / bucket_ns_);
+    // Grown to the deepest row summarised so far: most traces never need more than a few rows.
+    const size_t rows_needed = static_cast<size_t>(row + 1) * static_cast<size_t>(kOverviewBuckets);
+    if (overview_.size() < rows_needed) overview_.resize(rows_needed);
     for (int64_t k = std::max<int64_t>(0, start / bucket_ns_); k <= last; ++k) {
       const size_t i = static_cast<size_t>(row * kOverviewBuckets + k);
       Bucket& b = overview_[i];
@@ -269,16 +270,16 @@ class Encoder {
   int64_t t0_, bucket_ns_;
   TimelineIndex index_;
   int32_t next_index_ = 0;
-  std::vector<uint16_t> row_;           // row in its lane per event (capped at kMaxLaneRows)
+  std::vector<uint16_t> row_;           // row in its lane per event (kMaxLaneRows: the flattened row)
   std::vector<EventId> nearest_[2];     // per Part: the event or its closest ancestor drawn in that lane
-  std::vector<Bucket> overview_;        // the current lane's summary: row-major, kOverviewBuckets per row
+  std::vector<Bucket> overview_;        // the current lane's summary: row-major, kOverviewBuckets per row, grown on use
   std::vector<size_t> touched_;         // its buckets with a count, in the order first touched
   std::vector<int32_t> string_of_;      // NameId → index into strings_, -1 when not written yet
   int32_t unnamed_ = -1;
   std::vector<std::string_view> strings_;
   std::map<DetailTuple, int64_t> gpu_details_;
   std::map<std::pair<int32_t, int32_t>, int64_t> shapes_;
-  size_t hidden_deep_ = 0;
+  size_t flattened_deep_ = 0;
 };
 
 }  // namespace

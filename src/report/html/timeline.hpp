@@ -13,8 +13,11 @@
 
 namespace whyslow::report {
 
-// Nesting deeper than this (deep Python stacks) is left out of the drawing: a lane stays readable.
-inline constexpr int kMaxLaneRows = 32;
+// Nesting is drawn row by row this deep: past the deepest stacks of real traces (77 levels in the
+// public corpus, vLLM's CUDA-graph capture recorded with_stack; OWLv2 44), while an expanded lane
+// stays a few screens tall (128 rows of 16 px). Events nested deeper (runaway recursion) are all
+// drawn on one more row, row kMaxLaneRows, flattened (inner over outer), and the page says so.
+inline constexpr int kMaxLaneRows = 128;
 // Lanes drawn at most: the busiest threads and streams. Real traces have tens of threads; a
 // 200k-thread trace made a 20 MB page of 200k lanes nobody can scroll. The rest are counted in
 // "hidden_lanes" and the page says so.
@@ -27,7 +30,8 @@ struct TimelineIndex {
 };
 
 // Writes the keys "lanes", "strings", "gpu_details", "shapes", "flows", "overview_buckets",
-// "hidden_deep" and "hidden_lanes" into the open object of `w`. Times are ns from the trace window's start.
+// "flattened_deep" (events on the lanes' flattened rows) and "hidden_lanes" into the open object
+// of `w`. Times are ns from the trace window's start.
 TimelineIndex write_timeline(CompactJson& w, const Trace& trace, const Facts& facts, const Selection& selection);
 
 }  // namespace whyslow::report

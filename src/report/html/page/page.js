@@ -71,7 +71,7 @@ function renderLegend(D, models, legend) {
     legend.append(el("span", { style: `--c:${SEVERITY_COLORS.warning}` }, "dashed outline: GPU work that ran while the CPU waited"));
 }
 
-function renderCoverage(D) {
+function renderCoverage(D, model) {
   const m = D.meta, note = document.getElementById("coverage");
   let text = m.complete
     ? `Every one of the ${fmtCount(m.embedded)} events is drawn. Arrows go from each launch call to the GPU work it started.`
@@ -79,7 +79,11 @@ function renderCoverage(D) {
       "the outlier and steady-state steps and the events behind the findings (green under the axis), and every event " +
       "long enough to show at full zoom. Elsewhere it draws a per-pixel summary (paler). For every event, open the " +
       "trace in Perfetto (whyslow annotate adds the findings to it).";
-  if (D.hidden_deep > 0) text += ` ${fmtCount(D.hidden_deep)} events nested deeper than ${SCHEMA.MAX_LANE_ROWS} levels are not drawn.`;
+  const tall = model.lanes.filter(lane => lane.rows > COLLAPSED_ROWS).length;
+  if (tall > 0)
+    text += ` ${tall} lane${tall === 1 ? " shows its" : "s show their"} first ${COLLAPSED_ROWS} rows of nesting: click a lane's name for all of them.`;
+  if (D.flattened_deep > 0)
+    text += ` ${fmtCount(D.flattened_deep)} events nested deeper than ${SCHEMA.MAX_LANE_ROWS} levels are drawn on one last row of their lane, flattened (inner over outer).`;
   if (D.hidden_lanes > 0) text += ` ${fmtCount(D.hidden_lanes)} threads and streams with the fewest events are not drawn: the page keeps the busiest.`;
   note.textContent = text;
 }
@@ -194,7 +198,7 @@ function renderReport(D, t0) {
   renderSelection(model, timeline, -1);
   renderFindings(D, document.getElementById("findings"), true);
   renderLegend(D, [model], document.getElementById("legend"));
-  renderCoverage(D);
+  renderCoverage(D, model);
   renderCharts(D, timeline);
   renderBlocks(D, timeline);
   const go = (hash, scroll) => {
@@ -208,7 +212,7 @@ function renderReport(D, t0) {
     go(a.getAttribute("href"), true);
   });
   window.addEventListener("hashchange", () => go(location.hash, true));
-  if (location.hash) applyHash(D, timeline, location.hash);
+  if (location.hash) go(location.hash, true);  // a shared link opens on the timeline, as a click would
   timeline.draw();  // now, not at the next frame: the first picture is complete when the page has loaded
 
   // For the browser's console (and the tests): the data, the model and the timeline.

@@ -3,6 +3,8 @@
 // selection, the finding shown) and ties the parts together, each in its own file:
 //   timeline_viewport.js  time ↔ pixel, zoom and pan limits, lane heights and scrolling
 //   timeline_draw.js      everything drawn on the canvas
+//   timeline_axis.js      the time axis: its unit, tick step and labels
+//   timeline_labels.js    where text may go without covering an event
 //   timeline_hit.js       what is under the mouse
 //   timeline_tooltip.js   what the tooltip and the selection box say
 //   timeline_input.js     mouse, wheel and keys
@@ -99,6 +101,7 @@ class Timeline {
     ds["kernelsShown" + suffix] = stats.kernelsShown;
     ds["rects" + suffix] = stats.rects;
     ds["mergedRects" + suffix] = stats.merged;
+    ds["axisLabels" + suffix] = stats.axisLabels.join("|");
   }
 
   hit(px, py) { return hitTest(this.view, this.m, this.D.steps, px, py); }

@@ -2,9 +2,14 @@
 // time grid, one rectangle per event wider than a pixel (sub-pixel neighbours merged into one),
 // per-pixel summaries of events the page does not hold one by one, the findings on top (shaded
 // spans, outlined events, the GPU work that ran during a wait, queue delays), launch arrows,
-// the lane names and the axis with the steps.
+// the lane names and the axis with the steps. Text is never drawn over another event
+// (timeline_labels.js).
 
 const MAX_FLOWS_DRAWN = 300;     // more launch arrows than this in view is a smear: show the selected one's
+const LABEL_INSET_PX = 3;        // an event's label starts and ends this far inside its rectangle
+const MIN_LABEL_PX = 22;         // room for two letters and "…": less says nothing, so no label
+const QUEUE_LABEL_PAD_PX = 4;    // the queue delay's words inside their white box, each side
+const ARROW_HEAD_PX = 6;         // the queue bracket's arrow head, which its words keep clear of
 
 // Dark text on light classes, white on dark ones.
 function textColorFor(hex) {
@@ -24,15 +29,20 @@ class TimelinePainter {
     this.labelCache = new Map();
   }
 
-  // sel: { selected: event or -1, activeFinding: index or -1 }. Returns what was drawn, counted.
+  // sel: { selected: event or -1, activeFinding: index or -1 }. Returns what was drawn, counted,
+  // and the axis labels. this.labelBoxes: where text went over the lanes ({ x0, x1, y0, y1, e }:
+  // the event the label names, -1 for a queue delay's), for the tests.
   paint(sel) {
     const ctx = this.ctx, view = this.view, W = view.w, H = view.h;
     const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0 };
     this.sel = sel;
+    this.labelBoxes = [];
     ctx.clearRect(0, 0, W, H);
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     if (!this.charW) this.charW = ctx.measureText("abcdefghijklmnopqrstuvwxyz_0123456789").width / 37;
+    this.axis = axisTicks(view, text => ctx.measureText(text).width);
+    stats.axisLabels = this.axis.ticks.map(tick => tick.text).filter(text => text);
 
     ctx.save();
     ctx.beginPath();
@@ -41,6 +51,8 @@ class TimelinePainter {
     this.drawLaneBackgrounds();
     this.drawGrid();
     this.drawShades();
+    this.drawLaneShades();
+    this.drawGroupLines(LABEL_W, W);
     this.m.lanes.forEach((lane, li) => {
       const y = view.laneY(li);
       if (y > H || y + view.laneHeight(lane) < HEADER_H) return;
@@ -67,10 +79,19 @@ class TimelinePainter {
     });
   }
 
+  // Where a page groups its lanes (the ranks page: one group per rank), a dark line between groups.
+  drawGroupLines(x0, x1) {
+    const ctx = this.ctx, lanes = this.m.lanes;
+    ctx.fillStyle = "#5f6873";
+    lanes.forEach((lane, li) => {
+      if (li > 0 && lane.group !== undefined && lane.group !== lanes[li - 1].group) ctx.fillRect(x0, this.view.laneY(li) - 1, x1 - x0, 2);
+    });
+  }
+
   drawGrid() {
-    const ctx = this.ctx, step = this.view.tickStep();
+    const ctx = this.ctx;
     ctx.fillStyle = "#e9ecf0";
-    for (let t = Math.ceil(this.view.v0 / step) * step; t <= this.view.v1; t += step) ctx.fillRect(Math.round(this.view.x(t)), HEADER_H, 1, this.view.h);
+    for (const tick of this.axis.ticks) ctx.fillRect(Math.round(tick.x), HEADER_H, 1, this.view.h);
   }
 
   drawShades() {
@@ -99,6 +120,25 @@ class TimelinePainter {
       }
       ctx.globalAlpha = 1;
     });
+  }
+
+  // Spans shaded on some lanes only (D.lane_shades: { lanes: [first, end), spans, color, alpha }):
+  // on the ranks page, one rank's waits and late arrivals.
+  drawLaneShades() {
+    const ctx = this.ctx, view = this.view;
+    for (const s of this.D.lane_shades || []) {
+      const [first, end] = s.lanes;
+      if (end <= first) continue;
+      const y0 = view.laneY(first), y1 = view.laneY(end - 1) + view.laneHeight(this.m.lanes[end - 1]);
+      ctx.globalAlpha = s.alpha;
+      ctx.fillStyle = s.color;
+      for (const [a, b] of s.spans) {
+        const xa = view.x(a), xb = view.x(b);
+        if (xb < LABEL_W || xa > view.w) continue;
+        ctx.fillRect(xa, y0, Math.max(1, xb - xa), y1 - y0);
+      }
+    }
+    ctx.globalAlpha = 1;
   }
 
   drawRow(lane, r, y, stats) {
@@ -139,7 +179,9 @@ class TimelinePainter {
       const xa = LABEL_W + (s - v0) * scale, xb = LABEL_W + (end - v0) * scale;
       if (xb - xa >= 1) {
         flush();
-        this.drawEvent(e, xa, xb, y, stats);
+        // Its label ends where the next event of the row starts: that one is drawn over it.
+        const next = k + 1 < idx.length ? LABEL_W + (m.start[idx[k + 1]] - v0) * scale : Infinity;
+        this.drawEvent(e, xa, xb, y, stats, next);
       } else if (n > 0 && xa <= x1 + 1) {
         x1 = Math.max(x1, xb);
         ++n;
@@ -154,19 +196,23 @@ class TimelinePainter {
     flush();
   }
 
-  drawEvent(e, xa, xb, y, stats) {
+  // `labelEnd`: x where the label must stop (the next event of the row), Infinity for none.
+  drawEvent(e, xa, xb, y, stats, labelEnd = Infinity) {
     const m = this.m, ctx = this.ctx;
     const a = Math.max(xa, LABEL_W - 2), b = Math.min(xb, this.view.w + 2), w = Math.max(1, b - a);
     ctx.fillStyle = m.classColor[m.cls[e]];
     ctx.fillRect(a, y + 1, w, ROW_H - 2);
     stats.rects++;
     if (m.isKernel(e)) { stats.kernelRects++; stats.kernelsShown++; }
-    if (w < 28) return;
-    const max = Math.floor((w - 6) / this.charW);
+    const room = Math.min(b, labelEnd) - a - 2 * LABEL_INSET_PX;
+    if (room < MIN_LABEL_PX) return;
+    const max = Math.floor(room / this.charW);
     let label = this.label(m.name[e]);
     if (label.length > max) label = label.slice(0, Math.max(1, max - 1)) + "…";
     ctx.fillStyle = this.classText[m.cls[e]];
-    ctx.fillText(label, a + 3, y + ROW_H / 2);
+    ctx.fillText(label, a + LABEL_INSET_PX, y + ROW_H / 2, room);  // squeezed into the room should the estimate be short
+    const x0 = a + LABEL_INSET_PX;
+    this.labelBoxes.push({ x0, x1: x0 + Math.min(room, ctx.measureText(label).width), y0: y + 1, y1: y + ROW_H - 1, e });
   }
 
   label(nameId) {
@@ -217,13 +263,20 @@ class TimelinePainter {
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.beginPath();
-    ctx.moveTo(xb, y); ctx.lineTo(xb - 6, y - 4); ctx.lineTo(xb - 6, y + 4); ctx.closePath();
+    ctx.moveTo(xb, y); ctx.lineTo(xb - ARROW_HEAD_PX, y - 4); ctx.lineTo(xb - ARROW_HEAD_PX, y + 4); ctx.closePath();
     ctx.fillStyle = color;
     ctx.fill();
-    if (xb - xa > 90) {
-      ctx.fillStyle = color;
-      ctx.fillText("queued " + fmtDur(m.start[gpu] - m.start[launch]), Math.max(xa, LABEL_W) + 4, y - 7);
-    }
+    // The words, on the bracket's row where no event is under them; else only the tooltip says it.
+    const text = "queued " + fmtDur(m.start[gpu] - m.start[launch]);
+    const width = ctx.measureText(text).width + 2 * QUEUE_LABEL_PAD_PX;
+    const lane = m.lanes[m.lane[gpu]], r = Math.min(m.row[gpu], this.view.shownRows(lane) - 1);
+    const at = freeSpotInRow(this.view, m, lane, r, Math.max(xa, LABEL_W) + 2, Math.min(xb, this.view.w) - ARROW_HEAD_PX - 2, width);
+    if (at < 0) return;
+    ctx.fillStyle = "#ffffffd0";  // over the dashed line, not through it
+    ctx.fillRect(at, y - ROW_H / 2 + 2, width, ROW_H - 4);
+    ctx.fillStyle = color;
+    ctx.fillText(text, at + QUEUE_LABEL_PAD_PX, y);
+    this.labelBoxes.push({ x0: at, x1: at + width, y0: y - ROW_H / 2 + 2, y1: y + ROW_H / 2 - 2, e: -1 });
   }
 
   drawFlows() {
@@ -276,17 +329,26 @@ class TimelinePainter {
       ctx.fillStyle = lane.kind === "gpu" ? "#2e9e44" : lane.kind === "cpu" ? "#4e79a7" : "#8a8f96";
       ctx.fillRect(0, y, 3, h - 1);
       ctx.fillStyle = "#1d2127";
-      let text = lane.kind === "gpu" && !/^GPU/i.test(lane.name) ? "GPU " + lane.name : lane.name;
+      let text = lane.kind === "gpu" && !/\bGPU\b/i.test(lane.name) ? "GPU " + lane.name : lane.name;
       const max = Math.floor((LABEL_W - 14) / (this.charW * 1.08));
       if (text.length > max) text = text.slice(0, max - 1) + "…";
-      ctx.fillText(text, 8, y + LANE_PAD / 2 + ROW_H / 2);
+      // A tall lane scrolled past its top keeps its name in sight, at the top of the lanes.
+      const lines = lane.rows > COLLAPSED_ROWS ? 2 : 1;
+      const nameY = Math.min(Math.max(y, HEADER_H), Math.max(y, y + h - LANE_PAD - lines * ROW_H)) + LANE_PAD / 2;
+      ctx.fillText(text, 8, nameY + ROW_H / 2);
       if (lane.rows > COLLAPSED_ROWS) {
         ctx.fillStyle = "#1f6fb2";
-        ctx.fillText(lane.expanded ? "▾ show fewer rows" : `▸ ${lane.rows - COLLAPSED_ROWS} more rows`, 8, y + LANE_PAD / 2 + ROW_H * 1.5);
+        ctx.fillText(lane.expanded ? "▾ show fewer rows" : `▸ ${lane.rows - COLLAPSED_ROWS} more rows`, 8, nameY + ROW_H * 1.5);
+      }
+      // The flattened row (events nested deeper than SCHEMA.MAX_LANE_ROWS), when it is shown.
+      if (lane.deep > 0 && this.view.shownRows(lane) > SCHEMA.MAX_LANE_ROWS) {
+        ctx.fillStyle = "#5f6873";
+        ctx.fillText(`⤓ ${fmtCount(lane.deep)} deeper, flattened`, 8, y + LANE_PAD / 2 + ROW_H * (SCHEMA.MAX_LANE_ROWS + 0.5));
       }
       ctx.fillStyle = "#d9dde3";
       ctx.fillRect(0, y + h - 1, LABEL_W, 1);
     });
+    this.drawGroupLines(0, LABEL_W);
     ctx.fillStyle = "#c9ced6";
     ctx.fillRect(LABEL_W - 1, HEADER_H, 1, this.view.h);
     ctx.restore();
@@ -303,14 +365,13 @@ class TimelinePainter {
     ctx.beginPath();
     ctx.rect(LABEL_W, 0, W - LABEL_W, HEADER_H);
     ctx.clip();
-    // Axis: offsets from the trace window's start.
-    const step = this.view.tickStep();
+    // Axis: offsets from the trace window's start (timeline_axis.js).
     ctx.fillStyle = "#5f6873";
     ctx.font = "11px system-ui, sans-serif";
-    for (let t = Math.ceil(this.view.v0 / step) * step; t <= this.view.v1; t += step) {
-      const x = Math.round(this.view.x(t));
+    for (const tick of this.axis.ticks) {
+      const x = Math.round(tick.x);
       ctx.fillRect(x, AXIS_H - 6, 1, 5);
-      ctx.fillText(fmtOffset(t, step), x + 3, AXIS_H / 2 - 2);
+      ctx.fillText(tick.text, x + AXIS_LABEL_PAD_PX, AXIS_H / 2 - 2);
     }
     // Where the page holds every event (large traces): a green line under the axis.
     if (!this.D.meta.complete) {
@@ -324,10 +385,12 @@ class TimelinePainter {
       if (xb < LABEL_W || xa > W) return;
       ctx.fillStyle = i === cold ? "#f0b3b3" : i % 2 ? "#d5dde8" : "#c5d0de";
       ctx.fillRect(xa, AXIS_H + 1, Math.max(1, xb - xa - 1), STEPS_H - 3);
-      const label = xb - xa > 110 ? s[ST.NAME] + (i === cold ? " (cold start)" : "") : xb - xa > 34 ? "#" + s[ST.NAME].replace(/^\D*/, "") : "";
+      // By the part of the step on the screen, and inside it: the next step's box would cover the rest.
+      const shown = Math.min(xb, W) - Math.max(xa, LABEL_W);
+      const label = shown > 110 ? s[ST.NAME] + (i === cold ? " (cold start)" : "") : shown > 34 ? "#" + s[ST.NAME].replace(/^\D*/, "") : "";
       if (label) {
         ctx.fillStyle = i === cold ? "#8e1b1b" : "#34404f";
-        ctx.fillText(label, Math.max(xa, LABEL_W) + 3, AXIS_H + STEPS_H / 2);
+        ctx.fillText(label, Math.max(xa, LABEL_W) + 3, AXIS_H + STEPS_H / 2, shown - 6);
       }
     });
     ctx.restore();

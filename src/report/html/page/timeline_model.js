@@ -29,7 +29,9 @@ class TimelineModel {
     let g = 0;
     D.lanes.forEach((L, li) => {
       const rows = Math.max(1, L.rows);
-      const lane = { name: L.name, kind: L.kind, rows, first: g, count: L[K.START].length, rowEvents: [], rowMaxEnd: [], overview: [] };
+      // deep: events on the flattened last row, nested deeper than SCHEMA.MAX_LANE_ROWS.
+      // group: the rank on the ranks page (ranks_data.js), else undefined.
+      const lane = { name: L.name, kind: L.kind, group: L.group, rows, deep: L.deep, first: g, count: L[K.START].length, rowEvents: [], rowMaxEnd: [], overview: [] };
       const perRow = Array.from({ length: rows }, () => []);
       let t = 0;
       const starts = L[K.START], durs = L[K.DURATION], names = L[K.NAME], packed = L[K.CLASS_ROW], details = L[K.DETAIL];

@@ -14,7 +14,8 @@ function describeHit(h, m, D, findings) {
   if (h.lane !== undefined) {
     const lane = m.lanes[h.lane];
     return `<b>${escapeHtml(lane.name)}</b><br>${lane.kind.toUpperCase()} lane · ${fmtCount(lane.count)} events embedded · ` +
-      `${lane.rows} rows` + (lane.rows > COLLAPSED_ROWS ? ` (click to ${lane.expanded ? "show fewer" : "show all"})` : "");
+      `${lane.rows} rows` + (lane.rows > COLLAPSED_ROWS ? ` (click to ${lane.expanded ? "show fewer" : "show all"})` : "") +
+      (lane.deep > 0 ? `<br>${fmtCount(lane.deep)} events nested deeper than ${SCHEMA.MAX_LANE_ROWS} levels share its last row, flattened` : "");
   }
   if (h.overview) {
     const { ov, j } = h.overview;

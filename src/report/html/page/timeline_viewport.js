@@ -9,12 +9,6 @@ const MIN_SPAN_NS = 50;          // the deepest zoom: 50 ns across the screen
 // off the screen); a click on the lane's name shows the rest.
 const COLLAPSED_ROWS = 10;
 
-function niceStep(raw) {
-  const p = Math.pow(10, Math.floor(Math.log10(raw)));
-  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
 class Viewport {
   constructor(model, windowNs) {
     this.m = model;
@@ -66,7 +60,6 @@ class Viewport {
     return this.laneY(this.m.lane[e]) + LANE_PAD / 2 + Math.min(this.m.row[e], this.shownRows(lane) - 1) * ROW_H;
   }
   shown(e) { return this.m.row[e] < this.shownRows(this.m.lanes[this.m.lane[e]]); }
-  tickStep() { return niceStep((this.v1 - this.v0) * 110 / (this.w - LABEL_W)); }
 
   // [v0, v1], kept between MIN_SPAN_NS and a little more than the window, and near the window.
   setView(v0, v1) {

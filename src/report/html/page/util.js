@@ -28,15 +28,15 @@ function fmtDur(ns) {
   return sign + Math.round(a) + " ns";
 }
 
-// An offset from the window's start with enough digits to tell apart ticks `step` ns apart.
-function fmtOffset(ns, step) {
-  const units = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"], [1, "ns"]];
-  const a = Math.abs(ns);
-  let [div, unit] = units.find(([d]) => a >= d) || units[3];
-  if (step !== undefined && step > 0) [div, unit] = units.find(([d]) => step >= d / 1000) || units[3];
-  const value = ns / div;
-  const digits = step ? Math.max(0, Math.min(6, Math.ceil(-Math.log10(step / div) + 1e-9))) : 3;
-  return (ns > 0 ? "+" : "") + (step ? value.toFixed(digits) : sig3(value)) + " " + unit;
+// An offset from the window's start, three significant digits in its own unit: "+83.8 ms".
+// (The timeline's axis labels are timeline_axis.js's: in the unit of the span on screen.)
+function fmtOffset(ns) { return (ns > 0 ? "+" : "") + fmtDur(ns); }
+
+// The smallest of 1, 2 or 5 × a power of ten that is at least `raw`: round tick steps.
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
 }
 
 function fmtBytes(b) {

@@ -1,0 +1,267 @@
+// The HTML report's timeline (issue 30 item 7): nesting of any depth is drawn (row by row up to
+// kMaxLaneRows, deeper on one flattened row, the page saying so); no label is drawn over another
+// event; the axis reads in the unit of the span shown; a finding link scrolls the page to the
+// timeline. The data is read back with simdjson, the drawing checked in headless Chromium.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <regex>
+#include <string>
+
+#include "browser_test_util.hpp"
+#include "loader_test_util.hpp"
+#include "report/html/report.hpp"
+#include "report/html/timeline.hpp"
+#include "test_support.hpp"
+#include "trace_generator.hpp"
+
+namespace whyslow {
+namespace {
+
+using testing::TempDir;
+
+constexpr const char* kOwlV2 = "AMD-AGI__TraceLens/tests__traces__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz";
+
+// `depth` ops on thread (1, 1), each nested in the one before: op i runs [i, 2 depth - i) µs.
+std::string nested_ops(int64_t depth) {
+  testing::GeneratedTrace t;
+  for (int64_t i = 0; i < depth; ++i) t.event("cpu_op", "aten::level", 1, 1, i, 2 * (depth - i));
+  return t.take();
+}
+
+std::string data_blob(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"whyslow-data\">";
+  const size_t a = page.find(open), b = page.find("</script>", a);
+  return page.substr(a + open.size(), b - a - open.size());
+}
+
+// The page of a trace, written into `dir`.
+std::string write_page(const TempDir& dir, const std::string& name, const testing::Explained& e) {
+  return dir.write(name + ".html", render_html(e.trace, e.facts, e.findings));
+}
+
+TEST(HtmlTimeline, NestingIsDrawnRowByRowThenOnOneFlattenedRow) {
+  TempDir dir;
+  // 40 deep: under the cap, every level its own row (the old cap of 32 left 8 out).
+  // 200 deep: kMaxLaneRows rows, then the 72 deeper on one more row.
+  for (const int64_t depth : {int64_t{40}, int64_t{200}}) {
+    const auto e = testing::explain_file(dir.write("nested.json", nested_ops(depth)));
+    simdjson::dom::parser parser;
+    const simdjson::dom::element data = parser.parse(data_blob(render_html(e.trace, e.facts, e.findings)));
+    auto lanes = data["lanes"].get_array();
+    ASSERT_EQ(lanes.size(), 1u);
+    const auto lane = lanes.at(0);
+    const int64_t flattened = std::max<int64_t>(0, depth - report::kMaxLaneRows);
+    EXPECT_EQ(int64_t(lane["rows"]), std::min<int64_t>(depth, report::kMaxLaneRows + 1)) << depth;
+    EXPECT_EQ(int64_t(lane["deep"]), flattened) << depth;
+    EXPECT_EQ(int64_t(data["flattened_deep"]), flattened) << depth;
+    EXPECT_EQ(lane["s"].get_array().size(), static_cast<size_t>(depth)) << "every op is in the page";
+    EXPECT_TRUE(data["hidden_deep"].error() == simdjson::NO_SUCH_FIELD) << "nothing is left out for its depth";
+  }
+}
+
+// OWLv2 (with_stack): Python frames nest 44 deep; the old cap of 32 left 54,721 of them undrawn.
+TEST(HtmlTimeline, OwlV2PythonStackIsDrawnToItsDeepestFrame) {
+  WHYSLOW_PUBLIC_OR_SKIP(kOwlV2, e);
+  // The deepest Python frame, counted as the page's Python lanes count rows: its Python ancestors.
+  int64_t deepest = -1;
+  for (EventId x = 0; x < e.trace.size(); ++x) {
+    if (e.trace.kind[x] != EventKind::PythonFunction) continue;
+    int64_t depth = 0;
+    for (EventId p = e.trace.parent[x]; p != kNoEvent; p = e.trace.parent[p]) depth += e.trace.kind[p] == EventKind::PythonFunction;
+    deepest = std::max(deepest, depth);
+  }
+  ASSERT_GE(deepest, 32) << "the trace nests deeper than the old cap";
+  simdjson::dom::parser parser;
+  const simdjson::dom::element data = parser.parse(data_blob(render_html(e.trace, e.facts, e.findings)));
+  int64_t rows = 0;
+  for (auto lane : data["lanes"].get_array())
+    if (std::string_view(lane["name"]).starts_with("Python stack")) rows = std::max(rows, int64_t(lane["rows"]));
+  EXPECT_EQ(rows, deepest + 1);
+  EXPECT_EQ(int64_t(data["flattened_deep"]), 0);
+}
+
+TEST(HtmlReportBrowser, DeepStackShowsEveryLevelWhenItsLaneIsExpanded) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  const auto e = testing::explain_file(dir.write("nested.json", nested_ops(200)));
+  const std::string page = write_page(dir, "nested", e);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element out = parser.parse(testing::page_script_result(dir, page, R"js(
+    const tl = window.whyslowReport.timeline, ds = document.body.dataset;
+    const out = { collapsed: +ds.rects };
+    tl.toggleLane(0);
+    tl.draw();
+    out.expanded = +ds.rects;
+    out.coverage = document.getElementById("coverage").textContent;
+    console.log("whyslow-test: " + JSON.stringify(out));
+  )js"));
+  EXPECT_EQ(int64_t(out["collapsed"]), 10) << "a lane opens on its first rows";
+  EXPECT_EQ(int64_t(out["expanded"]), 200) << "expanded, every level is drawn, the deepest 72 on the flattened row";
+  EXPECT_NE(std::string_view(out["coverage"]).find("72 events nested deeper than 128 levels are drawn on one last row"),
+            std::string_view::npos) << std::string_view(out["coverage"]);
+}
+
+// Each span's axis labels: in that span's unit, a round step apart (1, 2 or 5 × a power of ten).
+void expect_axis(const simdjson::dom::element& labels, const std::string& unit, const std::string& what) {
+  const std::regex label(R"(^([+-]?[\d,]+(?:\.\d+)?) (s|ms|µs|ns)$)");
+  std::vector<double> values;
+  for (auto l : labels.get_array()) {
+    const std::string text{std::string_view(l)};
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(text, m, label)) << what << ": " << text;
+    EXPECT_EQ(m[2].str(), unit) << what << ": " << text;
+    values.push_back(std::stod(std::regex_replace(m[1].str(), std::regex(","), "")));
+  }
+  ASSERT_GE(values.size(), 4u) << what;
+  EXPECT_LE(values.size(), 16u) << what << ": labels a reader can tell apart";
+  const double step = values[1] - values[0];
+  const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+  EXPECT_TRUE(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6)
+      << what << ": step " << step;
+  for (size_t i = 1; i < values.size(); ++i) EXPECT_NEAR(values[i] - values[i - 1], step, step * 1e-6) << what;
+}
+
+TEST(HtmlReportBrowser, AxisLabelsAreInTheUnitOfTheSpanShown) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  // The 145 ms cold step's trace, viewed 46 ms, 46 µs and 460 ns wide; a trace 3 s long, whole.
+  const std::string cold = write_page(dir, "cold", testing::explain_file(testing::fixture("mm_bias_64_fp32_cold.json.gz")));
+  simdjson::dom::parser parser;
+  const simdjson::dom::element out = parser.parse(testing::page_script_result(dir, cold, R"js(
+    const tl = window.whyslowReport.timeline, out = {};
+    for (const [unit, span] of [["ms", 46e6], ["us", 46e3], ["ns", 460]]) {
+      tl.setView(1e6, 1e6 + span);
+      tl.draw();
+      out[unit] = document.body.dataset.axisLabels.split("|");
+    }
+    console.log("whyslow-test: " + JSON.stringify(out));
+  )js"));
+  expect_axis(out["ms"], "ms", "a 46 ms view");
+  expect_axis(out["us"], "µs", "a 46 µs view");
+  expect_axis(out["ns"], "ns", "a 460 ns view");
+  testing::GeneratedTrace t;
+  t.event("cpu_op", "aten::long", 1, 1, 0, 3'000'000);
+  const std::string seconds = write_page(dir, "seconds", testing::explain_file(dir.write("seconds.json", t.take())));
+  simdjson::dom::parser parser2;
+  const simdjson::dom::element whole = parser2.parse(testing::page_script_result(dir, seconds, R"js(
+    console.log("whyslow-test: " + JSON.stringify({ s: document.body.dataset.axisLabels.split("|") }));
+  )js"));
+  expect_axis(whole["s"], "s", "a 3 s trace");
+}
+
+TEST(HtmlReportBrowser, FindingLinkScrollsThePageToTheTimeline) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  const std::string page = write_page(dir, "cold", testing::explain_file(testing::fixture("mm_bias_64_fp32_cold.json.gz")));
+  simdjson::dom::parser parser;
+  const simdjson::dom::element out = parser.parse(testing::page_script_result(dir, page, R"js(
+    const tl = window.whyslowReport.timeline;
+    const top = () => document.getElementById("timeline-section").getBoundingClientRect().top;
+    const out = { openedTop: top(), openedScroll: window.scrollY, openedSpan: tl.v1 - tl.v0, windowNs: tl.windowNs };
+    window.scrollTo(0, 0);
+    const link = [...document.querySelectorAll("a.show")].find(a => a.getAttribute("href") !== "#finding=launch_queue");
+    out.clicked = link.getAttribute("href");
+    link.click();
+    out.clickedTop = top();
+    out.clickedScroll = window.scrollY;
+    console.log("whyslow-test: " + JSON.stringify(out));
+  )js", "#finding=launch_queue"));
+  // Opened on a link: the timeline at the top of the window, zoomed in on the finding.
+  EXPECT_GT(double(out["openedScroll"]), 0);
+  EXPECT_NEAR(double(out["openedTop"]), 0, 1);
+  EXPECT_LT(double(out["openedSpan"]), double(out["windowNs"]));
+  // A click on another finding's link, from the top of the page: the same.
+  EXPECT_GT(double(out["clickedScroll"]), 0) << std::string_view(out["clicked"]);
+  EXPECT_NEAR(double(out["clickedTop"]), 0, 1) << std::string_view(out["clicked"]);
+}
+
+// For the page: the labels the painter drew over another event than their own, every lane
+// expanded, for the whole trace, the start of each flattened row and each finding's view. A label of an event may cover only its own rectangle, and
+// no event drawn after it (above it: inner events of a flattened row) may cross it; a queue
+// delay's label may cover no event and no summary cell.
+const char* kLabelCheck = R"js(
+  const R = window.whyslowReport, tl = R.timeline, m = R.model, v = tl.view;
+  const rect = e => { const x0 = Math.max(v.x(m.start[e]), LABEL_W - 2); return [x0, Math.max(v.x(m.end(e)), x0 + 1)]; };
+  const over = (a0, a1, b) => a0 < b.x1 - 0.5 && a1 > b.x0 + 0.5;
+  const check = where => {
+    const bad = [];
+    for (const b of tl.painter.labelBoxes) {
+      m.lanes.forEach((lane, li) => {
+        for (let r = 0; r < v.shownRows(lane); ++r) {
+          const top = v.laneY(li) + LANE_PAD / 2 + r * ROW_H;
+          if (top + ROW_H - 1 <= b.y0 || top + 1 >= b.y1) continue;
+          const idx = lane.rowEvents[r];
+          const own = b.e >= 0 ? idx.indexOf(b.e) : -1;
+          if (own >= 0) {
+            const [x0, x1] = rect(b.e);
+            if (b.x0 < x0 - 0.5 || b.x1 > x1 + 0.5) bad.push(`${where}: the label of ${m.nameOf(b.e)} leaves its rectangle`);
+          }
+          for (let k = Math.max(own + 1, lowerBound(lane.rowMaxEnd[r], v.t(b.x0))); k < idx.length && v.x(m.start[idx[k]]) < b.x1; ++k)
+            if (idx[k] !== b.e && over(...rect(idx[k]), b)) bad.push(`${where}: ${m.nameOf(idx[k])} over the label of ${b.e >= 0 ? m.nameOf(b.e) : "a queue delay"}`);
+          if (b.e < 0) {
+            const ov = lane.overview[r];
+            for (let j = 0; j < ov.bucket.length; ++j)
+              if (over(v.x(ov.bucket[j] * m.bucketNs), Math.max(v.x((ov.bucket[j] + 1) * m.bucketNs), v.x(ov.bucket[j] * m.bucketNs) + 1), b))
+                bad.push(`${where}: a summary cell under a queue delay's label`);
+          }
+        }
+      });
+    }
+    return bad;
+  };
+  const out = { bad: [], eventLabels: 0, queueLabels: 0 };
+  const look = where => {
+    tl.draw();
+    out.bad.push(...check(where));
+    out.eventLabels += tl.painter.labelBoxes.filter(b => b.e >= 0).length;
+    out.queueLabels += tl.painter.labelBoxes.filter(b => b.e < 0).length;
+  };
+  // Every row shown; the flattened rows also zoomed in so far that their events carry labels.
+  m.lanes.forEach((lane, li) => { if (lane.rows > COLLAPSED_ROWS && !lane.expanded) tl.toggleLane(li); });
+  look("the whole trace");
+  for (const lane of m.lanes) {
+    const idx = lane.rowEvents[SCHEMA.MAX_LANE_ROWS];
+    if (!idx || idx.length < 2) continue;
+    tl.setView(m.start[idx[0]], m.start[idx[Math.min(8, idx.length - 1)]]);
+    look("a flattened row");
+  }
+  for (const f of R.data.findings) {
+    applyHash(R.data, tl, "#finding=" + f.id);
+    look(f.id);
+  }
+  out.bad = out.bad.slice(0, 10);
+  console.log("whyslow-test: " + JSON.stringify(out));
+)js";
+
+void expect_no_label_over_an_event(const TempDir& dir, const std::string& page, bool queue_labels) {
+  simdjson::dom::parser parser;
+  const simdjson::dom::element out = parser.parse(testing::page_script_result(dir, page, kLabelCheck));
+  for (auto b : out["bad"].get_array()) ADD_FAILURE() << std::string_view(b);
+  EXPECT_GT(int64_t(out["eventLabels"]), 0) << "the check saw labels";
+  if (queue_labels) {
+    EXPECT_GT(int64_t(out["queueLabels"]), 0) << "a queue delay is labelled where there is room";
+  }
+}
+
+TEST(HtmlReportBrowser, NoLabelIsDrawnOverAnotherEvent) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  expect_no_label_over_an_event(
+      dir, write_page(dir, "cold", testing::explain_file(testing::fixture("mm_bias_64_fp32_cold.json.gz"))), true);
+  // A flattened row: inner events over outer ones, each outer label ending where the next starts.
+  expect_no_label_over_an_event(dir, write_page(dir, "nested", testing::explain_file(dir.write("nested.json", nested_ops(140)))),
+                                false);
+}
+
+// OWLv2: its launch_queue link drew "queued 85.8 ms" over the kernels that kept the GPU busy.
+TEST(HtmlReportBrowser, NoLabelIsDrawnOverAnotherEventOfOwlV2) {
+  REQUIRE_CHROMIUM();
+  WHYSLOW_PUBLIC_OR_SKIP(kOwlV2, e);
+  TempDir dir;
+  expect_no_label_over_an_event(dir, write_page(dir, "owlv2", e), false);
+}
+
+}  // namespace
+}  // namespace whyslow
