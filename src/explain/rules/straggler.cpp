@@ -39,7 +39,7 @@ int64_t exposed_wait_ns(const CrossRankFacts& f, size_t straggler, int64_t late)
 }
 
 // What the cause is, in words: "the `data` block", "the `Linear` module", "the function
-// `train.py(42): load`", "CPU time in `cpu:other`", "GPU compute".
+// `train.py(42): load`", "CPU time in `cpu:other`", "its GPU compute".
 std::string cause_words(const StragglerCause& c) {
   switch (c.kind) {
     case RankBlockKind::Annotation: return fmt::format("the `{}` block", c.block);
