@@ -77,7 +77,8 @@ def main():
     dlrm = sorted((public / "facebookresearch__param").glob("*dlrm_kineto__worker*")) if public else []
     if len(dlrm) == 8:
         for w, path in enumerate(dlrm):
-            errors += check(binary, str(path), w in (0, 1, 3, 4, 5))
+            # Ranks 4 and 5 have two long all-to-alls of five: too many for a pattern (README).
+            errors += check(binary, str(path), w in (0, 1, 3))
             checked += 1
     else:
         print("public corpus absent: only the committed DLRM ranks checked")

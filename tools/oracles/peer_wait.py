@@ -9,8 +9,8 @@ definition in src/explain/rules/peer_wait.hpp, not from the C++:
   * kind: from the c10d op around the record_param_comms op the launch sits in (alltoall_base_ →
     all_to_all, allreduce_ → all_reduce, …), else from the kernel name (ncclKernel_SendRecv →
     send_recv); process group: record_param_comms' "Process Group Name" ("" without);
-  * per (kind, group) with at least 3 calls: the upper median of their durations; a call lasting
-    4× that or more waits for its duration less the median;
+  * per (kind, group) with at least 3 calls, of which at most a quarter last 4× the upper median
+    of their durations or more: each such call waits for its duration less the median;
   * per step the waits summed; the result is the upper median over the steps (every step counted:
     the traces this is run on have no cold-start step).
 
@@ -89,7 +89,8 @@ def analyze(path):
     typical = {}
     for c in calls:
         typical.setdefault((c["kind"], c["group"]), []).append(c["dur_ns"])
-    typical = {key: upper_median(d) for key, d in typical.items() if len(d) >= MIN_CALLS}
+    typical = {key: upper_median(d) for key, d in typical.items() if len(d) >= MIN_CALLS
+               and 4 * sum(x >= FACTOR * upper_median(d) for x in d) <= len(d)}
     waiting = []
     per_step = [0] * max(1, len(steps))
     for c in calls:

@@ -6,7 +6,7 @@
 //   - by its bytes, where the trace says its size and the GPU's link is known: beyond its bytes at
 //     half the link's peak bus bandwidth plus a fixed latency;
 //   - else by the pattern of its kind: beyond the median of this trace's calls of the same kind
-//     and process group, when it takes several times that median.
+//     and process group, when it takes several times that median and few of them do.
 #pragma once
 
 #include <cstdint>
