@@ -52,8 +52,10 @@ void expect_equal(const RankDigest& a, const RankDigest& b) {
   }
   ASSERT_EQ(a.blocks.size(), b.blocks.size());
   for (size_t i = 0; i < a.blocks.size(); ++i) {
+    EXPECT_EQ(a.blocks[i].kind, b.blocks[i].kind);
     EXPECT_EQ(a.blocks[i].name, b.blocks[i].name);
     EXPECT_EQ(a.blocks[i].per_step_ns, b.blocks[i].per_step_ns);
+    EXPECT_EQ(a.blocks[i].gpu_per_step_ns, b.blocks[i].gpu_per_step_ns);
   }
 }
 
@@ -95,7 +97,8 @@ TEST(Digest, BadDigestsAreRefusedWithTheFileAndTheReason) {
   };
   expect_refused("[1, 2]", "not an object");
   expect_refused("{\"traceEvents\": []}", "no \"whyslow_digest\"");
-  expect_refused(replaced("\"whyslow_digest\": 1", "\"whyslow_digest\": 2"), "version 2");
+  // Version 1 (blocks without kind and GPU time) is read by no whyslow that writes 2.
+  expect_refused(replaced("\"whyslow_digest\": 2", "\"whyslow_digest\": 1"), "version 1");
   expect_refused(replaced("\"step_ns\"", "\"step_nanos\""), "no \"step_ns\"");
   expect_refused(replaced("\"all_to_all\"", "\"all_to_some\""), "collective kind \"all_to_some\"");
   expect_refused(replaced("\"exposed_comm\"", "\"no_such_finding\""), "finding id \"no_such_finding\"");
@@ -134,7 +137,7 @@ RankSummary digest_of(int32_t rank, int64_t start, int64_t end, int32_t world_si
   d.step_ns = 1000;
   d.first_step_start_ns = start;
   d.collectives = {{"0", 0, CollectiveKind::AllReduce, start, end}};
-  d.blocks = {{"## forward ##", 500}, {"gpu:compute", 100}};
+  d.blocks = {{RankBlockKind::Annotation, "## forward ##", 500, 40}, {RankBlockKind::GpuCompute, "gpu:compute", 100, 0}};
   return s;
 }
 
@@ -172,7 +175,8 @@ TEST(HostileDigest, ValuesTheCrossRankPassCannotComputeWithAreRefused) {
   const std::string good = text_of(digest_of(0, 100, 200));
   // Negative durations, printed as such before.
   expect_refused(replaced(good, "\"step_ns\": 1000", "\"step_ns\": -5"), "step_ns is negative");
-  expect_refused(replaced(good, "[\"gpu:compute\", 100]", "[\"gpu:compute\", -100]"), "a block's time is negative");
+  expect_refused(replaced(good, "\"gpu:compute\", 100, 0]", "\"gpu:compute\", -100, 0]"), "a block's time is negative");
+  expect_refused(replaced(good, "\"## forward ##\", 500, 40]", "\"## forward ##\", 500, -40]"), "a block's GPU time is negative");
   expect_refused(replaced(good, "\"python\": 0", "\"python\": -1"), "python is negative");
   // Times that wrapped the skew and the clock offset ("-2 ns", "-9223372037 s").
   expect_refused(replaced(good, "100, 200]", "100, 9223372036854775807]"), "outside ±2^62");
@@ -185,14 +189,17 @@ TEST(HostileDigest, ValuesTheCrossRankPassCannotComputeWithAreRefused) {
 TEST(HostileDigest, UnsortedOrRepeatedBlocksAreRefused) {
   const std::string good = text_of(digest_of(0, 100, 200));
   // The cross-rank pass looks blocks up by binary search: unsorted, it found "a median of 0".
-  std::string unsorted = replaced(good, "[\"## forward ##\", 500]", "[\"zz\", 500]");
-  expect_refused(unsorted, "not sorted by name");
-  expect_refused(replaced(good, "[\"gpu:compute\", 100]", "[\"## forward ##\", 100]"), "each name once");
+  std::string unsorted = replaced(good, "[\"annotation\", \"## forward ##\", 500, 40]", "[\"gpu_compute\", \"zz\", 500, 0]");
+  expect_refused(unsorted, "not sorted by kind and name");
+  expect_refused(replaced(good, "[\"gpu_compute\", \"gpu:compute\", 100, 0]", "[\"annotation\", \"## forward ##\", 100, 0]"),
+                 "each once");
+  // A kind this build does not know: it cannot say whether the block is the user's code.
+  expect_refused(replaced(good, "[\"annotation\",", "[\"widget\","), "block kind \"widget\" is unknown");
 }
 
 TEST(HostileDigest, RepeatedKeysAreRefused) {
   const std::string good = text_of(digest_of(0, 100, 200));
-  expect_refused(replaced(good, "{\n", "{\n  \"whyslow_digest\": 1,\n"), "\"whyslow_digest\" appears twice");
+  expect_refused(replaced(good, "{\n", "{\n  \"whyslow_digest\": 2,\n"), "\"whyslow_digest\" appears twice");
   expect_refused(replaced(good, "\"rank\": 0,", "\"rank\": 0, \"rank\": 1,"), "\"rank\" appears twice");
   expect_refused(replaced(good, "\"python\": 0", "\"python\": 0, \"python\": 5"), "appears twice in cpu_ns");
 }

@@ -59,8 +59,11 @@ def main():
         found = stragglers[0]
         rank = found["evidence"]["rank"]["value"]
         cause = found.get("cause") or {}
-        if rank != STRAGGLER or cause.get("block") != truth["block"]:
-            sys.exit(f"FAIL: straggler rank {rank}, cause {cause}; injected rank {STRAGGLER}, block {truth['block']!r}")
+        # The cause is where the injected time is spent: the innermost block open at the pause
+        # (DLRM's DataLoader span inside `## copy_batch_to_gpu ##`), not the block around it.
+        if rank != STRAGGLER or [cause.get("block")] != truth["innermost_blocks"]:
+            sys.exit(f"FAIL: straggler rank {rank}, cause {cause}; injected rank {STRAGGLER}, "
+                     f"into {truth['innermost_blocks']!r}")
         late_us = found["evidence"]["late_us"]["value"]
         if not 0.8 * DELAY_US <= late_us <= 1.2 * DELAY_US:
             sys.exit(f"FAIL: straggler late by {late_us} µs per step, injected {DELAY_US}")

@@ -18,10 +18,15 @@ DLRM workers in the public corpus), with:
     that arrives early spends the difference inside that collective's kernel.
 
 The model of time is "insert a pause": a pause of d at time t moves everything that starts after
-t later by d and stretches every event open at t by d (on every thread and stream of that rank).
+t later by d (on every thread and stream of that rank) and stretches every host event open at t
+by d, and the collective kernel a wait is inserted into; other GPU work in flight at t (a
+backward kernel beside DDP's all-reduce) runs on and ends when it would have: the GPU does not
+stop with the host, and a compute kernel stretched by the wait would hide the wait behind
+"compute" that never ran.
 Collectives are the communication kernels (`nccl…` names), matched across ranks by their order;
 every source must have the same number of them. Writes OUTDIR/rank-NNNN.pt.trace.json.gz and
-OUTDIR/truth.json (the straggler, its block, the delays and the clock offsets).
+OUTDIR/truth.json (the straggler, its block, the innermost annotations the pauses fell in, the
+delays and the clock offsets).
 """
 import argparse
 import bisect
@@ -76,6 +81,13 @@ def default_block(trace):
     return max(blocks, key=lambda e: e["dur"])["name"]
 
 
+def innermost_annotation(annotations, t):
+    """The shortest annotation open at time t: where a pause inserted at t is spent (the block NAME
+    itself, or a block nested in it, such as a DataLoader span inside a copy-to-GPU block)."""
+    open_at = [e for e in annotations if e["ts"] <= t < e["ts"] + e["dur"]]
+    return min(open_at, key=lambda e: e["dur"])["name"]
+
+
 class Pauses:
     """Pauses (time, length) on one rank's original clock; maps original times to new ones."""
 
@@ -91,6 +103,9 @@ class Pauses:
         return self.before[bisect.bisect_left(self.times, t)]
 
 
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation"}
+
+
 def apply(trace, pauses, offset):
     for e in trace["traceEvents"]:
         if "ts" not in e:
@@ -99,7 +114,8 @@ def apply(trace, pauses, offset):
         start = ts + pauses.shift(ts)
         if e.get("ph") == "X" and "dur" in e:
             end = ts + float(e["dur"])
-            e["dur"] = round(end + pauses.shift(end) - start, 3)
+            runs_on = e.get("cat") in GPU_CATS and not is_collective(e)
+            e["dur"] = round(float(e["dur"]) if runs_on else end + pauses.shift(end) - start, 3)
         e["ts"] = round(start + offset, 3)
 
 
@@ -116,6 +132,8 @@ def plan(sources, n, straggler, delay, block, jitter, rng):
                      key=lambda e: e["ts"]) for i, s in enumerate(sources)]
     if not blocks[straggler % len(sources)]:
         raise SystemExit(f"block {block!r} not found on the straggler's main thread")
+    annotations = [[e for e in complete_events(s) if e["tid"] == tids[i] and e.get("cat") == "user_annotation"
+                    and not e["name"].startswith("ProfilerStep#")] for i, s in enumerate(sources)]
     pauses = [[] for _ in range(n)]
     late = [0.0] * n           # how late each rank runs (µs) compared with its source
     injected = []
@@ -130,7 +148,8 @@ def plan(sources, n, straggler, delay, block, jitter, rng):
             d = rng.uniform(0.0, jitter)
             if r == straggler and here:
                 d += delay
-                injected.append({"collective": c, "block_ts_us": here[0]["ts"], "delay_us": delay})
+                injected.append({"collective": c, "block_ts_us": here[0]["ts"], "delay_us": delay,
+                                 "innermost": innermost_annotation(annotations[src], point)})
             if d > 0:
                 pauses[r].append((point, d))
             arrive.append(late[r] + d)
@@ -175,8 +194,9 @@ def main():
         with gzip.open(path + ".tmp", "wt", compresslevel=6) as f:
             json.dump(trace, f, separators=(",", ":"))
         os.replace(path + ".tmp", path)
+    innermost = sorted({i["innermost"] for i in injected})
     truth = {"ranks": a.n, "sources": [os.path.basename(p) for p in a.sources], "straggler": straggler,
-             "block": block, "delay_us": a.delay_us, "jitter_us": a.jitter_us, "seed": a.seed,
+             "block": block, "innermost_blocks": innermost, "delay_us": a.delay_us, "jitter_us": a.jitter_us, "seed": a.seed,
              "injected": injected, "clock_offsets_us": offsets}
     with open(os.path.join(a.outdir, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1)

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "analysis/core/intervals.hpp"
 #include "analysis/core/median.hpp"
 #include "common/checked_math.hpp"
 
@@ -15,6 +16,11 @@ namespace {
 // The block named as the straggler's cause must exceed the others' by at least half its lateness:
 // a smaller difference cannot account for it.
 constexpr double kMinCauseShare = 0.5;
+// Nested blocks grow together (a sleep in `data` lengthens `data` and any block around it): of the
+// blocks that exceed the others' by at least 90 % of the largest excess, the shortest — the
+// innermost, where the time is spent — is named. 90 %: the outer block's excess is the inner's
+// plus whatever else differs around it, which jitter alone keeps within a few percent.
+constexpr double kInnermostShare = 0.9;
 
 using Key = std::tuple<std::string, int64_t>;
 
@@ -29,24 +35,43 @@ std::map<Key, size_t> keys_of(const RankDigest& d, bool by_seq) {
   return out;
 }
 
-// The block on `s` whose time per step exceeds the other ranks' median by the most.
-bool find_cause(const std::vector<RankDigest>& ranks, size_t s, StragglerCause& out) {
-  int64_t best = 0;
-  for (const RankBlock& b : ranks[s].blocks) {
+// The block on `s` that accounts for `late` (see StragglerCause): the user's code first, since
+// that is what they can change, and the categories (which cut the same time another way: a sleep
+// in a block is also `cpu:other`) only when no code block accounts for it.
+bool find_cause(const std::vector<RankDigest>& ranks, size_t s, int64_t late, StragglerCause& out) {
+  auto others_median = [&](const RankBlock& b, int64_t RankBlock::*measure) {
     std::vector<int64_t> others;
     for (size_t r = 0; r < ranks.size(); ++r) {
       if (r == s) continue;
       const auto& bl = ranks[r].blocks;
-      auto it = std::lower_bound(bl.begin(), bl.end(), b.name, [](const RankBlock& x, const std::string& n) { return x.name < n; });
-      others.push_back(it != bl.end() && it->name == b.name ? it->per_step_ns : 0);
+      const auto it = std::lower_bound(bl.begin(), bl.end(), b);
+      others.push_back(it != bl.end() && it->kind == b.kind && it->name == b.name ? (*it).*measure : 0);
     }
-    const int64_t m = median(others);
-    if (b.per_step_ns - m > best) {
-      best = b.per_step_ns - m;
-      out = {b.name, b.per_step_ns, m};
+    return median(std::move(others));
+  };
+  for (const bool code : {true, false}) {
+    std::vector<StragglerCause> found;
+    int64_t best = 0;
+    for (const RankBlock& b : ranks[s].blocks) {
+      if (is_code(b.kind) != code) continue;
+      for (const bool gpu : {false, true}) {
+        int64_t RankBlock::*const measure = gpu ? &RankBlock::gpu_per_step_ns : &RankBlock::per_step_ns;
+        const int64_t mine = b.*measure, others = others_median(b, measure);
+        if (mine - others <= 0) continue;
+        found.push_back({b.kind, b.name, gpu, mine, others});
+        best = std::max(best, mine - others);
+      }
     }
+    if (best <= 0 || static_cast<double>(best) < kMinCauseShare * static_cast<double>(late)) continue;
+    const StragglerCause* pick = nullptr;
+    for (const StragglerCause& c : found)
+      if (static_cast<double>(c.block_ns - c.others_ns) >= kInnermostShare * static_cast<double>(best) &&
+          (!pick || c.block_ns < pick->block_ns))
+        pick = &c;
+    out = *pick;
+    return true;
   }
-  return best > 0;
+  return false;
 }
 
 // The result of arithmetic on two ranks' times. Each rank's times lie within ±2^62 ns of its own
@@ -72,6 +97,20 @@ void require_one_job(const std::vector<RankDigest>& ranks) {
                                   " says " + std::to_string(d.world_size) + ": not ranks of one job");
     sized = &d;
   }
+}
+
+// How long the others waited for a rank: the union of the waits it caused. Collectives in flight
+// at once (Gloo's buckets on two threads, NCCL's on two streams) are one wait, not two; one after
+// another, the union is their sum. Checked, as the times are (see exact()).
+int64_t waited_ns(std::vector<Interval>& waits) {
+  std::sort(waits.begin(), waits.end());
+  int64_t total = 0;
+  for (size_t i = 0; i < waits.size();) {
+    auto [start, end] = waits[i];
+    for (++i; i < waits.size() && waits[i].first <= end; ++i) end = std::max(end, waits[i].second);
+    total = exact(checked_add(total, exact(checked_sub(end, start))));
+  }
+  return total;
 }
 
 }  // namespace
@@ -122,6 +161,7 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
       diffs.push_back(exact(checked_sub(f.ranks[r].collectives[at[r]].end_ns, f.ranks[0].collectives[at[0]].end_ns)));
     f.clock_offset_ns[r] = median(diffs);
   }
+  std::vector<std::vector<Interval>> waits(n);  // per rank: [first arrival, its arrival] where it was last
   for (const auto& [key, at] : common) {
     MatchedCollective m;
     m.group = std::get<0>(key);
@@ -134,11 +174,12 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
     m.skew_ns = exact(checked_sub(*hi, *lo));
     m.last = static_cast<size_t>(hi - m.start_ns.begin());
     if (m.skew_ns > 0) {  // all arriving together: nobody is last
-      f.late_per_step_ns[m.last] = exact(checked_add(f.late_per_step_ns[m.last], m.skew_ns));
+      waits[m.last].emplace_back(*lo, *hi);
       ++f.times_last[m.last];
     }
     f.collectives.push_back(std::move(m));
   }
+  for (size_t r = 0; r < n; ++r) f.late_per_step_ns[r] = waited_ns(waits[r]);
   std::vector<int64_t> skews;
   for (const MatchedCollective& m : f.collectives) {
     skews.push_back(m.skew_ns);
@@ -154,9 +195,7 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
     if (r != f.straggler) earliest = std::min(earliest, exact(checked_sub(f.ranks[r].first_step_start_ns, f.clock_offset_ns[r])));
   f.step_start_late_ns = exact(checked_sub(
       exact(checked_sub(f.ranks[f.straggler].first_step_start_ns, f.clock_offset_ns[f.straggler])), earliest));
-  f.has_cause = find_cause(f.ranks, f.straggler, f.cause) &&
-                static_cast<double>(f.cause.block_ns - f.cause.others_ns) >=
-                    kMinCauseShare * static_cast<double>(f.late_per_step_ns[f.straggler]);
+  f.has_cause = find_cause(f.ranks, f.straggler, f.late_per_step_ns[f.straggler], f.cause);
   return f;
 }
 

@@ -21,7 +21,9 @@ struct MatchedCollective {
 };
 
 struct StragglerCause {
+  RankBlockKind kind = RankBlockKind::Annotation;
   std::string block;               // RankBlock::name
+  bool gpu = false;                // what exceeds is the GPU work launched beneath the block, not its CPU time
   int64_t block_ns = 0;            // per step on the straggler
   int64_t others_ns = 0;           // per step, median of the other ranks
 };
@@ -32,14 +34,18 @@ struct CrossRankFacts {
   bool matched_by_seq = false;           // every rank's collectives carry (group, seq); else order within group
   std::vector<MatchedCollective> collectives;  // those every rank has, in rank 0's order
   int64_t median_skew_ns = 0, max_skew_ns = 0;  // over `collectives` (0 for none)
-  // Per rank: the skew of the collectives it arrived last at, summed, per step of its trace; and how often.
+  // Per rank: how long the first arrivals waited for it at the collectives it arrived last at (the
+  // union of those waits: collectives in flight together count once), per step of its trace; and
+  // how often it was last.
   std::vector<int64_t> late_per_step_ns;
   std::vector<uint32_t> times_last;
   size_t straggler = SIZE_MAX;           // index of the rank with the largest late_per_step_ns
   // How much later the straggler's first steady step starts than the earliest other rank's (clocks
   // aligned): lateness that begins before the profiled steps.
   int64_t step_start_late_ns = 0;
-  bool has_cause = false;                // a block exceeds the others' by ≥ half the straggler's lateness
+  // A block exceeds the others' by ≥ half the straggler's lateness: the user's code (a
+  // record_function block, module, Python function) when one does, else a CPU category or the GPU's compute.
+  bool has_cause = false;
   StragglerCause cause;
 };
 

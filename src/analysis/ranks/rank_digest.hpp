@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/facts.hpp"
@@ -18,12 +19,28 @@ struct RankCollective {
   int64_t start_ns = 0, end_ns = 0;  // the kernel, on this rank's clock
 };
 
-// Time per steady step in one block: a record_function block or DataLoader span ("## forward ##"),
-// a CPU-time category ("cpu:python"), or the GPU's compute ("gpu:compute").
-struct RankBlock {
-  std::string name;
-  int64_t per_step_ns = 0;
+// Where a rank's time per step goes, in what the straggler's cause is looked for in: the user's
+// code first (what a record_function block, a module or a Python function of theirs takes is what
+// they can change), then the CPU-time categories and the GPU's compute.
+enum class RankBlockKind : uint8_t {
+  Annotation,   // a record_function block or DataLoader span ("data", "## forward ##")
+  Module,       // an nn.Module class, its instances together ("Linear")
+  Function,     // a Python function of the user's files ("train.py(42): load_batch")
+  CpuCategory,  // "cpu:python", … (CpuCategory)
+  GpuCompute,   // "gpu:compute"
 };
+std::string_view to_string(RankBlockKind k);  // "annotation", "module", "function", "cpu_category", "gpu_compute"
+inline bool is_code(RankBlockKind k) { return k <= RankBlockKind::Function; }
+
+struct RankBlock {
+  RankBlockKind kind = RankBlockKind::Annotation;
+  std::string name;   // the block group's label (BlockGroup::label); "cpu:python"; "gpu:compute"
+  int64_t per_step_ns = 0;      // code: its calls' CPU time per step (children included); else the category's, the GPU's compute
+  int64_t gpu_per_step_ns = 0;  // code: the GPU work launched beneath it per step; 0 otherwise
+};
+inline bool operator<(const RankBlock& a, const RankBlock& b) {
+  return a.kind != b.kind ? a.kind < b.kind : a.name < b.name;
+}
 
 struct RankDigest {
   int32_t rank = -1;
@@ -36,7 +53,7 @@ struct RankDigest {
   int64_t first_step_start_ns = 0;  // the first steady step's start (the window's without steps)
   CpuBreakdown cpu{};
   std::vector<RankCollective> collectives;  // in trace order
-  std::vector<RankBlock> blocks;            // sorted by name
+  std::vector<RankBlock> blocks;            // sorted by (kind, name), each once
 };
 
 RankDigest make_digest(const Trace& trace, const Facts& facts, int32_t rank);

@@ -1,6 +1,8 @@
 // exposed_comm: communication that compute does not hide. While a communication kernel runs with no
 // compute beside it, the step waits for the network (or for a peer): that time is the step's to
-// win back by overlapping, or by fewer, larger collectives.
+// win back by overlapping, or by fewer, larger collectives — except the part spent waiting for a
+// late peer (peer_wait.hpp, reported by comm_wait): ranks move in step, so hiding one rank's wait
+// behind its compute leaves the job as slow as the late rank. Its cost, and severity, leave that out.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/comm_steps.hpp"
+#include "explain/rules/peer_wait.hpp"
 
 namespace whyslow {
 namespace {
@@ -25,10 +28,13 @@ constexpr double kCriticalShare = 0.40;
 // The collective kinds named in the text, largest exposed time first.
 constexpr size_t kKindsNamed = 3;
 constexpr size_t kEventsShown = 3;
+// When waiting for a peer is at least half of the exposed communication, the advice leads with
+// finding the late rank: overlapping is then the lesser part.
+constexpr double kMostlyWaitShare = 0.5;
 
 }  // namespace
 
-void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) {
+void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   if (f.comm.calls.empty()) return;
   const auto steps = steady_steps(f);
   const StepBasis basis = comm_basis(f, steps);
@@ -39,6 +45,9 @@ void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) 
     return;
   const double share = static_cast<double>(exposed) / static_cast<double>(step);
   const SteadyCalls calls = steady_calls(f, steps);
+  const int64_t waiting = std::min(exposed, median_wait_per_step(calls, peer_waits(t, f, calls)));
+  const int64_t recoverable = exposed - waiting;
+  const double recoverable_share = static_cast<double>(recoverable) / static_cast<double>(step);
   std::map<CollectiveKind, std::pair<int64_t, uint64_t>> by_kind;  // exposed ns, calls
   for (const CollectiveCall* c : calls.calls) {
     by_kind[c->kind].first += c->exposed_ns;
@@ -52,13 +61,21 @@ void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) 
     which += fmt::format("{}{} ×{} ({} exposed)", i ? ", " : "", to_string(ranked[i].second),
                          by_kind[ranked[i].second].second, human_duration(ranked[i].first));
   Finding x = make_finding(FindingId::exposed_comm);
-  x.severity = share >= kCriticalShare ? Severity::Critical : share >= kWarningShare ? Severity::Warning : Severity::Info;
+  x.severity = recoverable_share >= kCriticalShare ? Severity::Critical
+               : recoverable_share >= kWarningShare ? Severity::Warning
+                                                    : Severity::Info;
   x.title = fmt::format("Communication not hidden by compute: {} of {}", human_duration(exposed), basis.words);
   x.detail = fmt::format(
       "Communication kernels take {} per step; during {} of it no other kernel, copy or memset ran, so the step "
       "waited for communication ({} of the step). Collectives over the steady steps, by exposed time: {}.",
       human_duration(comm), human_duration(exposed), human_percent(share), which.empty() ? "none" : which);
+  if (waiting > 0)
+    x.detail += fmt::format(" Of it, {} per step is this rank waiting inside collectives for a late peer (comm_wait): "
+                            "overlapping cannot win that back while the peer stays late, so {} is what better overlap "
+                            "can give.",
+                            human_duration(waiting), human_duration(recoverable));
   x.evidence = {us("exposed_comm_us", exposed), us("comm_us", comm), us("step_us", median_of(steps, &StepFacts::duration_ns)), percent("exposed_comm_pct", share),
+                us("peer_wait_us", waiting),
                 count("calls_per_step", calls.calls.size() / calls.steps)};
   std::vector<const CollectiveCall*> top = calls.calls;
   std::sort(top.begin(), top.end(), [](const CollectiveCall* a, const CollectiveCall* b) { return a->exposed_ns > b->exposed_ns; });
@@ -75,8 +92,10 @@ void rule_exposed_comm(const Trace&, const Facts& f, std::vector<Finding>& out) 
       "all-reduce once.",
       "If the collectives are long because a peer arrives late, faster links will not help: load every rank's "
       "trace (whyslow explain rank*.json) to find the straggler."};
-  x.impact_ns = exposed;
-  x.impact_what = "the communication no compute hides, per step";
+  if (static_cast<double>(waiting) >= kMostlyWaitShare * static_cast<double>(exposed))
+    std::rotate(x.try_next.rbegin(), x.try_next.rbegin() + 1, x.try_next.rend());  // the straggler line first
+  x.impact_ns = recoverable;
+  x.impact_what = "the communication no compute hides, less its wait for a late peer, per step";
   x.impact_basis_ns = step;
   out.push_back(std::move(x));
 }

@@ -38,6 +38,35 @@ int64_t exposed_wait_ns(const CrossRankFacts& f, size_t straggler, int64_t late)
   return std::min(late, median(std::move(exposed)));
 }
 
+// What the cause is, in words: "the `data` block", "the `Linear` module", "the function
+// `train.py(42): load`", "CPU time in `cpu:other`", "its GPU compute".
+std::string cause_words(const StragglerCause& c) {
+  switch (c.kind) {
+    case RankBlockKind::Annotation: return fmt::format("the `{}` block", c.block);
+    case RankBlockKind::Module: return fmt::format("the `{}` module", c.block);
+    case RankBlockKind::Function: return fmt::format("the function `{}`", c.block);
+    case RankBlockKind::CpuCategory: return fmt::format("CPU time in `{}`", c.block);
+    case RankBlockKind::GpuCompute: break;
+  }
+  return "its GPU compute";
+}
+
+// "On rank 1, the `data` block takes 30.0 ms per step against 10.0 µs on rank 0: …".
+std::string cause_sentence(const CrossRankFacts& f, const RankDigest& r) {
+  const StragglerCause& c = f.cause;
+  std::string others;
+  if (f.ranks.size() == 2)
+    others = fmt::format("on rank {}", f.ranks[f.straggler == 0 ? 1 : 0].rank);
+  else
+    others = "at the median of the others";
+  std::string what = c.gpu ? fmt::format("the GPU work launched in {}", cause_words(c)) : cause_words(c);
+  if (!is_code(c.kind))
+    what = fmt::format("no block of its code accounts for it, but {}", what);
+  return fmt::format("On rank {}, {} takes {} per step against {} {}: {} more, about the lateness.", r.rank, what,
+                     human_duration(c.block_ns), human_duration(c.others_ns), others,
+                     human_duration(c.block_ns - c.others_ns));
+}
+
 }  // namespace
 
 void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
@@ -62,16 +91,13 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks lose {} per step waiting for it",
                         r.rank, f.ranks.size() - 1, human_duration(cost));
   x.detail = fmt::format(
-      "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; summed over them, "
-      "the first rank waited {} per step before rank {} joined, {} of it with no compute of its own to hide it "
+      "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; at those (the ones in "
+      "flight together counted once), the first rank waited {} per step before rank {} joined, {} of it with no compute of its own to hide it "
       "({} of rank {}'s {} step; the median collective arrived {} apart). {}",
       f.collectives.size(), f.ranks.size(), f.matched_by_seq ? "process group and sequence number" : "order within the process group",
       r.rank, f.times_last[s], human_duration(late), r.rank, human_duration(cost), human_percent(share), r.rank,
       human_duration(step), human_duration(f.median_skew_ns),
-      caused ? fmt::format("On rank {}, `{}` takes {} per step against a median of {} on the others: {} more, about "
-                           "the lateness.",
-                           r.rank, f.cause.block, human_duration(f.cause.block_ns), human_duration(f.cause.others_ns),
-                           human_duration(f.cause.block_ns - f.cause.others_ns))
+      caused ? cause_sentence(f, r)
       : before_window
           ? fmt::format("No block inside the profiled steps explains it, but rank {}'s first profiled step itself starts {} "
                         "after the earliest other rank's (clocks aligned on the collectives' ends): the delay comes from "
@@ -87,8 +113,13 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   x.evidence = {count("rank", static_cast<uint64_t>(r.rank)), us("late_us", late), us("exposed_wait_us", cost), us("step_us", step),
                 percent("late_pct", share), count("times_last", f.times_last[s]), count("collectives", f.collectives.size()),
                 us("step_start_late_us", f.step_start_late_ns)};
-  x.try_next = {caused ? fmt::format("Make `{}` on rank {} as fast as on the others (uneven data, extra work on this rank).",
-                                     f.cause.block, r.rank)
+  x.try_next = {caused && is_code(f.cause.kind)
+                    ? fmt::format("Make `{}` on rank {} as fast as on the others (uneven data, extra work on this rank).",
+                                  f.cause.block, r.rank)
+                : caused ? fmt::format("Find what rank {} spends its extra {} on: explain its trace alone "
+                                       "(whyslow explain {}), and record_function blocks around its steps' parts "
+                                       "name where it goes.",
+                                       r.rank, f.cause.block, r.path)
                 : before_window ? std::string("Profile more steps (torch.profiler.schedule(active=3 or more)) so that the "
                                               "step where this rank falls behind is inside the window.")
                                 : std::string("Look for what differs on this rank outside the trace: host load, GPU clocks, its network link."),

@@ -53,7 +53,7 @@ std::string render_digest_json(const RankSummary& s) {
   w.key("blocks").begin_array();
   for (const RankBlock& b : d.blocks) {
     w.begin_array(Layout::Inline);
-    w.string(b.name).integer(b.per_step_ns);
+    w.string(to_string(b.kind)).string(b.name).integer(b.per_step_ns).integer(b.gpu_per_step_ns);
     w.end_array();
   }
   w.end_array();
@@ -123,6 +123,7 @@ class Reader {
 // How many values each enum has, for Reader::named: the last one plus one.
 constexpr size_t kCollectiveKinds = static_cast<size_t>(CollectiveKind::Other) + 1;
 constexpr size_t kSeverities = static_cast<size_t>(Severity::Critical) + 1;
+constexpr size_t kRankBlockKinds = static_cast<size_t>(RankBlockKind::GpuCompute) + 1;
 
 // Refuses an object holding a key twice: JSON readers disagree on which one counts (simdjson
 // takes the first, others the last), so such a digest means two things.
@@ -195,12 +196,14 @@ void read_collectives(const Reader& r, simdjson::dom::object o, RankDigest& d) {
 
 void read_blocks(const Reader& r, simdjson::dom::object o, RankDigest& d) {
   for (const auto row : r.array(r.field(o, "blocks"), "blocks")) {
-    const auto a = r.array(row, "a block", 2);
-    RankBlock b{std::string(r.text(a.at(0).value_unsafe(), "a block's name")),
-                duration_ns(r, a.at(1).value_unsafe(), "a block's time")};
-    // The cross-rank pass looks blocks up by binary search on the name.
-    if (!d.blocks.empty() && !(d.blocks.back().name < b.name))
-      r.fail("blocks are not sorted by name, each name once (\"" + printable(b.name) + "\" after \"" +
+    const auto a = r.array(row, "a block", 4);
+    RankBlock b{r.named<RankBlockKind>(r.text(a.at(0).value_unsafe(), "a block's kind"), kRankBlockKinds, "block kind"),
+                std::string(r.text(a.at(1).value_unsafe(), "a block's name")),
+                duration_ns(r, a.at(2).value_unsafe(), "a block's time"),
+                duration_ns(r, a.at(3).value_unsafe(), "a block's GPU time")};
+    // The cross-rank pass looks blocks up by binary search on (kind, name).
+    if (!d.blocks.empty() && !(d.blocks.back() < b))
+      r.fail("blocks are not sorted by kind and name, each once (\"" + printable(b.name) + "\" after \"" +
              printable(d.blocks.back().name) + "\")");
     d.blocks.push_back(std::move(b));
   }

@@ -15,7 +15,7 @@
 namespace whyslow {
 
 // Bumped when a field changes meaning or goes away; a reader refuses other versions.
-inline constexpr int kDigestVersion = 1;
+inline constexpr int kDigestVersion = 2;  // 2: blocks carry their kind and GPU time
 // The key that starts every digest: how a reader tells a digest from a trace.
 inline constexpr std::string_view kDigestKey = "whyslow_digest";
 
@@ -29,7 +29,7 @@ std::string render_digest_json(const RankSummary& summary);
 // Throws LoadError (Schema) naming `source` and what is wrong: not a digest, another version, a
 // missing, mistyped or repeated field, a name of a category, collective kind, finding or severity
 // this build does not know, and values the cross-rank pass cannot compute with: trace_steps 0,
-// negative durations, times outside ±2^62 ns, blocks not sorted by name, a rank not below
+// negative durations, times outside ±2^62 ns, blocks not sorted by kind and name, a rank not below
 // world_size.
 RankSummary parse_digest_json(std::string_view text, const std::string& source);
 

@@ -63,6 +63,7 @@ void write_findings(JsonWriter& w, const RanksReport& rep) {
     if (rf.has_cause) {
       w.begin_object(Layout::Inline);
       w.key("rank").integer(rf.cause_rank).key("block").string(rf.cause.block);
+      w.key("kind").string(to_string(rf.cause.kind)).key("measure").string(rf.cause.gpu ? "gpu" : "cpu");
       w.key("block_us").microseconds(rf.cause.block_ns).key("others_us").microseconds(rf.cause.others_ns);
       w.end_object();
     } else {

@@ -68,7 +68,7 @@ std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
                    human_duration(f.clock_offset_ns[i]), std::to_string(f.times_last[i]),
                    human_duration(f.late_per_step_ns[i]), ids.empty() ? "-" : ids});
   }
-  out += "Ranks (medians of steady steps; late/step: the skew of the collectives it arrived last at, per step):\n";
+  out += "Ranks (medians of steady steps; late/step: how long the first arrivals waited for it, per step):\n";
   out += table.render(0);
   return printable_text(out);
 }
