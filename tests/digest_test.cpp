@@ -16,6 +16,7 @@
 #include "common/checked_math.hpp"
 #include "loader_test_util.hpp"
 #include "report/digest/digest_file.hpp"
+#include "report/digest/ranks_job.hpp"
 #include "test_support.hpp"
 #include "trace/load_error.hpp"
 #include "trace/trace_set.hpp"
@@ -224,6 +225,20 @@ TEST(HostileRanks, MixedWorldSizesAreNotOneJob) {
   // A trace's distributedInfo (not read through a digest) is held to the same.
   ranks[1] = digest_of(5, 100, 200, 2).digest;
   EXPECT_THROW(cross_rank(ranks), std::invalid_argument);
+}
+
+// What the CLI, whyslow-mpi and the Python module call: the same refusal is the inputs' error
+// (LoadError: exit code 2), naming the files; it aborted the process before (an uncaught
+// std::invalid_argument, exit 134).
+TEST(HostileRanks, MixedWorldSizesAreTheInputsErrorNotAnAbort) {
+  try {
+    ranks_of_one_job({digest_of(0, 100, 200, 2), digest_of(1, 100, 200, 4)});
+    ADD_FAILURE() << "accepted";
+  } catch (const LoadError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("not the ranks of one job"), std::string::npos) << what;
+    EXPECT_NE(what.find("rank0.json says world_size 2, rank1.json says 4"), std::string::npos) << what;
+  }
 }
 
 TEST(HostileRanks, ClocksTooFarApartAreAnErrorNotAWrappedNumber) {

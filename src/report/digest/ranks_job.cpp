@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "trace/load_error.hpp"
 #include "trace/trace_set.hpp"
@@ -44,7 +45,13 @@ RanksReport ranks_of_one_job(std::vector<RankSummary> summaries) {
     rep.rank_findings.push_back(std::move(s.findings));
     digests.push_back(std::move(s.digest));
   }
-  rep.facts = cross_rank(std::move(digests));  // distinct ranks, checked above
+  // Distinct ranks, checked above; cross_rank() refuses the rest (world sizes that disagree, clocks
+  // that cannot be lined up): the inputs' fault, told as such, not an abort.
+  try {
+    rep.facts = cross_rank(std::move(digests));
+  } catch (const std::invalid_argument& e) {
+    throw_not_one_job(summaries.size(), e.what());
+  }
   rep.findings = explain_ranks(rep.facts);
   return rep;
 }
