@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -55,12 +54,7 @@ std::vector<RankSummary> summarize_ranks(const std::vector<std::string>& paths, 
       trace_index.push_back(i);
     }
   }
-  std::mutex notes;
-  load_each(traces, o.load, [&](size_t i, Trace&& trace) {
-    {
-      std::lock_guard lock(notes);
-      print_load_notes(trace);
-    }
+  load_each_with_notes(traces, o.load, [&](size_t i, Trace&& trace) {
     summaries[trace_index[i]] = summarize_loaded(std::move(trace), o);
   });
   return summaries;

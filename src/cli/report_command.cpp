@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <set>
 
 #include "cli/commands.hpp"
@@ -14,7 +13,6 @@
 #include "pipeline/pipeline.hpp"
 #include "report/digest/ranks_job.hpp"
 #include "report/html/report.hpp"
-#include "trace/trace_set.hpp"
 
 namespace whyslow::cli {
 namespace {
@@ -100,16 +98,10 @@ Command add_report_command(CLI::App& app) {
             }
             if (*as_diff && paths.size() != 2)
               throw UsageError(fmt::format("--diff compares two traces, not {}", paths.size()));
-            // Loaded and analyzed in parallel, as `explain` of ranks does (trace_set.hpp); kept whole for the page.
+            // Loaded and analyzed in parallel, as `explain` of ranks does; kept whole for the page.
             std::vector<Analyzed> traces(paths.size());
-            std::mutex notes;
-            load_each(paths, o->load, [&](size_t i, Trace&& trace) {
-              {
-                std::lock_guard lock(notes);
-                print_load_notes(trace);
-              }
-              traces[i] = analyze_loaded(std::move(trace), *o);
-            });
+            load_each_with_notes(paths, o->load,
+                                 [&](size_t i, Trace&& trace) { traces[i] = analyze_loaded(std::move(trace), *o); });
             const bool ranks = !*as_diff && (*as_ranks || say_they_are_ranks(traces));
             if (!ranks && paths.size() != 2)
               throw UsageError(fmt::format("{} traces that do not say they are ranks of one job (distributedInfo): "

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <mutex>
 #include <optional>
 
 #include "analysis/roofline/gpu_peaks.hpp"
@@ -9,6 +10,7 @@
 #include "common/units.hpp"
 #include "trace/slice_trace.hpp"
 #include "trace/steps.hpp"
+#include "trace/trace_set.hpp"
 
 namespace whyslow {
 namespace {
@@ -62,6 +64,18 @@ Trace load_with_notes(const std::string& path, const LoadOptions& options, const
   Trace t = load_trace(path, options);
   report_load_notes(t, notes);
   return t;
+}
+
+void load_each_with_notes(const std::vector<std::string>& paths, const LoadOptions& options,
+                          const std::function<void(size_t, Trace&&)>& each) {
+  std::mutex notes;  // one trace's notes together, not interleaved with another's
+  load_each(paths, options, [&](size_t i, Trace&& trace) {
+    {
+      std::lock_guard lock(notes);
+      print_load_notes(trace);
+    }
+    each(i, std::move(trace));
+  });
 }
 
 void print_note(const std::string& note) { fmt::print(stderr, "whyslow: warning: {}\n", note); }

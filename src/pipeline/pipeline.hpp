@@ -49,6 +49,10 @@ void report_load_notes(const Trace& trace, const NoteSink& notes = print_note);
 inline void print_load_notes(const Trace& trace) { report_load_notes(trace); }
 // Loads `path` and reports its notes.
 Trace load_with_notes(const std::string& path, const LoadOptions& options, const NoteSink& notes = print_note);
+// Loads every path in parallel (load_each, trace_set.hpp), prints each trace's notes on stderr one
+// trace at a time, then calls `each(index, trace)` on the loading thread.
+void load_each_with_notes(const std::vector<std::string>& paths, const LoadOptions& options,
+                          const std::function<void(size_t, Trace&&)>& each);
 
 // The trace of o.path, cut to ProfilerStep#o.step when given, analyzed with o.peaks, explained.
 Analyzed load_and_analyze(const AnalysisOptions& o, const NoteSink& notes = print_note);
