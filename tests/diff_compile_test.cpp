@@ -91,8 +91,9 @@ TEST(DiffCompile, VerdictAndCauseAgreeWithTorchsOwnStepTimes) {
     EXPECT_TRUE(says(v.summary, " Because ")) << v.summary;
     ASSERT_FALSE(v.try_next.empty());
     // Recompilation and graphs that never replay are never answered with "use CUDA graphs".
-    if (v.cause.kind == "recompilation" || v.cause.kind == "cuda_graphs_not_replayed")
+    if (v.cause.kind == "recompilation" || v.cause.kind == "cuda_graphs_not_replayed") {
       for (const std::string& t : v.try_next) EXPECT_FALSE(says(t, "replay the whole step with one launch")) << t;
+    }
   }
 }
 

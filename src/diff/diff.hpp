@@ -17,6 +17,7 @@ namespace whyslow {
 struct Spread {
   int64_t median = 0, min = 0, max = 0;
 };
+Spread spread_of(std::vector<int64_t> values);  // empty: all 0
 
 // torch.compile's CPU-side cost per steady step.
 struct CompileCost {

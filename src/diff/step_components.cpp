@@ -32,12 +32,6 @@ const ComponentRow kComponentRows[] = {
     {"memsets", "memsets", Quantity::Count, [](const StepFacts& s) { return static_cast<int64_t>(s.memsets); }},
 };
 
-Spread spread_of(std::vector<int64_t> v) {
-  if (v.empty()) return {};
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
 std::vector<StepFacts> steady_in_time_order(const Facts& f) {
   std::vector<StepFacts> out;
   for (const StepFacts* s : steady_steps(f)) out.push_back(*s);
@@ -120,6 +114,12 @@ void compare_components(const Trace& a, const Facts& fa, const Trace& b, const F
   for (auto& [key, c] : blocks) d.blocks.push_back(std::move(c));
   std::stable_sort(d.blocks.begin(), d.blocks.end(),
                    [](const Component& x, const Component& y) { return std::llabs(x.delta()) > std::llabs(y.delta()); });
+}
+
+Spread spread_of(std::vector<int64_t> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
 }
 
 }  // namespace whyslow

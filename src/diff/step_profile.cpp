@@ -13,12 +13,6 @@
 namespace whyslow {
 namespace {
 
-Spread spread_of(std::vector<int64_t> v) {
-  if (v.empty()) return {};
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
 int64_t mad_of(const std::vector<int64_t>& v) {
   if (v.empty()) return 0;
   const int64_t m = spread_of(v).median;

@@ -12,11 +12,6 @@
 namespace whyslow {
 namespace {
 
-// Severity follows cost: a finding whose time at stake is under 1 % of what it is measured
-// against (its step, or the trace window) cannot change the run by more than that, so it is
-// worth knowing but never a warning.
-constexpr double kMinWarningCostShare = 0.01;
-
 // The part of its basis (its step, or the trace window) a finding would give back.
 double recoverable_share(const Finding& x, const Facts& f) {
   const int64_t basis = x.impact_basis_ns > 0 ? x.impact_basis_ns : f.window.duration_ns;

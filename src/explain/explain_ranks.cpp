@@ -3,13 +3,6 @@
 #include <algorithm>
 
 namespace whyslow {
-namespace {
-
-// As explain(): a finding that costs under 1 % of its step stays at info.
-constexpr double kMinWarningCostShare = 0.01;
-
-}  // namespace
-
 std::vector<RankFinding> explain_ranks(const CrossRankFacts& facts) {
   std::vector<RankFinding> out;
   rule_straggler(facts, out);

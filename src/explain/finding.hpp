@@ -17,6 +17,11 @@ namespace whyslow {
 enum class Severity : uint8_t { Info, Warning, Critical };
 std::string_view to_string(Severity s);
 
+// Severity follows cost: a finding whose time at stake is under 1 % of what it is measured
+// against (its step, or the trace window) cannot change the run by more than that, so it is
+// worth knowing but never a warning (explain() and explain_ranks() lower it to info).
+inline constexpr double kMinWarningCostShare = 0.01;
+
 // The stable ids, one per rule outcome, from the one list in finding_ids.def.
 enum class FindingId : uint8_t {
 #define WHYSLOW_FINDING(id, severity, title, fires_when, evidence_keys) id,

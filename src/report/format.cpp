@@ -208,4 +208,15 @@ std::vector<std::string> wrap(std::string_view text, size_t width) {
   return lines;
 }
 
+void append_wrapped(std::string& out, std::string_view text, std::string_view first_prefix, std::string_view prefix,
+                    size_t line_width) {
+  bool first = true;
+  for (const std::string& line : wrap(text, line_width - display_width(prefix))) {
+    out += first ? first_prefix : prefix;
+    out += line;
+    out += '\n';
+    first = false;
+  }
+}
+
 }  // namespace whyslow::report

@@ -48,4 +48,9 @@ std::string truncate_lines(std::string_view text, size_t width);
 // Newlines in `text` start a new line.
 std::vector<std::string> wrap(std::string_view text, size_t width);
 
+// `text` wrapped to `line_width` columns and appended to `out`, its first line after
+// `first_prefix`, the others after `prefix` (a hanging indent).
+void append_wrapped(std::string& out, std::string_view text, std::string_view first_prefix, std::string_view prefix,
+                    size_t line_width);
+
 }  // namespace whyslow::report

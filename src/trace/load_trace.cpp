@@ -41,7 +41,6 @@ constexpr size_t kBatchBytes = 128u << 10;
 // ... and at most this many events, which bounds a batch's parsed events (~200 bytes each) for
 // input of tiny events ("{}," is 3 bytes): 16384 × 200 B = 3 MiB.
 constexpr size_t kBatchEvents = 16384;
-constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 // After this many bytes of events the loader estimates how many events the whole file holds
 // (from the events so far per byte, and for gzip the compression ratio so far) and reserves the
 // trace's columns for them, instead of letting each column double ~20 times. 16 MiB: the
@@ -182,12 +181,12 @@ class Reader {
   // ---- buffer ----
   // simdjson's padding follows data_[cap_ - 1]: top-level values are parsed in place.
   void allocate(size_t cap) {
-    auto mem = std::make_unique_for_overwrite<char[]>(cap + kPadding + 2);
+    auto mem = std::make_unique_for_overwrite<char[]>(cap + simdjson::SIMDJSON_PADDING + 2);
     if (mem_) std::memcpy(mem.get() + 1, data_, len_);
     mem_ = std::move(mem);
     cap_ = cap;
     data_ = mem_.get() + 1;
-    std::memset(data_ + cap_, ' ', kPadding + 1);
+    std::memset(data_ + cap_, ' ', simdjson::SIMDJSON_PADDING + 1);
   }
 
   // Drops the bytes before pos_, reads more; returns how far the kept bytes moved.
@@ -558,7 +557,7 @@ class Reader {
     od::parser parser;
     od::document doc;
     od::object obj;
-    if (parser.iterate(data_ + begin, end - begin, cap_ + kPadding - begin).get(doc) || doc.get_object().get(obj))
+    if (parser.iterate(data_ + begin, end - begin, cap_ + simdjson::SIMDJSON_PADDING - begin).get(doc) || doc.get_object().get(obj))
       return;
     DistributedInfo& info = builder_.trace().distributed;
     for_each_field(obj, [&](std::string_view k, simdjson::ondemand::value& v) {
@@ -591,7 +590,7 @@ class Reader {
     od::parser parser;
     od::document doc;
     od::array arr;
-    if (parser.iterate(data_ + begin, end - begin, cap_ + kPadding - begin).get(doc) ||
+    if (parser.iterate(data_ + begin, end - begin, cap_ + simdjson::SIMDJSON_PADDING - begin).get(doc) ||
         doc.get_array().get(arr)) {
       pos_ = begin;
       schema("'deviceProperties' must be an array of objects");

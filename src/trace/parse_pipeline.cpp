@@ -36,9 +36,6 @@ namespace {
 // Batches in flight per parsing thread: one being parsed and one parsed, waiting to be built.
 // More would only hold more memory: each holds ~128 KiB of JSON plus simdjson's index of it.
 constexpr size_t kSlotsPerParser = 2;
-constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
-
-enum class SlotState { Free, Queued, Parsing, Parsed };
 
 }  // namespace
 
@@ -46,6 +43,8 @@ enum class SlotState { Free, Queued, Parsing, Parsed };
 // threads (and the caller) claim queued batches in order, so the oldest queued batch is always
 // the next one claimed.
 struct ParsePipeline::Shared {
+  enum class SlotState { Free, Queued, Parsing, Parsed };
+
   Shared(std::string p, size_t parsers)
       : path(std::move(p)), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
     for (size_t i = 0; i < parsers; ++i) threads.emplace_back([this] { parse_all(); });
@@ -117,9 +116,9 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
     if (submitted_ - built_ == shared_->slots.size()) build_oldest();
   } else {  // the builder frees slots; wait for this one
     std::unique_lock lock(shared_->m);
-    if (shared_->state[k] != SlotState::Free || shared_->cancelled) {
+    if (shared_->state[k] != Shared::SlotState::Free || shared_->cancelled) {
       const auto t0 = std::chrono::steady_clock::now();
-      shared_->cv.wait(lock, [&] { return shared_->state[k] == SlotState::Free || shared_->cancelled; });
+      shared_->cv.wait(lock, [&] { return shared_->state[k] == Shared::SlotState::Free || shared_->cancelled; });
       slot_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     if (shared_->cancelled) throw Cancelled{};
@@ -127,12 +126,12 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
   ParsedBatch& b = shared_->slots[k];
   // bytes[0] is left for the '[' the parser writes; the ']' goes after the last event.
   const size_t first = spans.front().begin, len = spans.back().end - first;
-  if (b.capacity < len + 2 + kPadding) {
-    b.capacity = len + 2 + kPadding;
+  if (b.capacity < len + 2 + simdjson::SIMDJSON_PADDING) {
+    b.capacity = len + 2 + simdjson::SIMDJSON_PADDING;
     b.bytes = std::make_unique_for_overwrite<char[]>(b.capacity);
   }
   std::memcpy(b.bytes.get() + 1, buf + first, len);
-  std::memset(b.bytes.get() + 1 + len, ' ', kPadding + 1);  // simdjson reads the padding
+  std::memset(b.bytes.get() + 1 + len, ' ', simdjson::SIMDJSON_PADDING + 1);  // simdjson reads the padding
   b.spans.resize(spans.size());
   for (size_t i = 0; i < spans.size(); ++i) b.spans[i] = {spans[i].begin - first + 1, spans[i].end - first + 1};
   b.bytes_file_offset = buf_file_offset + first - 1;
@@ -140,7 +139,7 @@ void ParsePipeline::submit(const char* buf, const std::vector<EventSpan>& spans,
   b.expected_events = expected_events;
   {
     std::lock_guard lock(shared_->m);
-    shared_->state[k] = SlotState::Queued;
+    shared_->state[k] = Shared::SlotState::Queued;
     ++shared_->queued;
   }
   // notify_all: with a framer thread the builder may wait on the same condition as the parsers.
@@ -186,7 +185,7 @@ void ParsePipeline::build_oldest() {
   const size_t k = built_ % s.slots.size();
   for (;;) {  // until the oldest batch is parsed: parse queued batches here rather than wait
     std::unique_lock lock(s.m);
-    if (s.state[k] == SlotState::Parsed) break;
+    if (s.state[k] == Shared::SlotState::Parsed) break;
     if (s.claimed < s.queued) {
       const size_t mine = s.claim_locked();
       lock.unlock();
@@ -194,7 +193,7 @@ void ParsePipeline::build_oldest() {
       caller_parse_seconds_ += s.slots[mine].parse_seconds;  // timed by parse_batch; the slot is ours until built
       continue;
     }
-    s.cv.wait(lock, [&] { return s.state[k] == SlotState::Parsed; });
+    s.cv.wait(lock, [&] { return s.state[k] == Shared::SlotState::Parsed; });
     break;
   }
   ParsedBatch& b = s.slots[k];
@@ -207,7 +206,7 @@ void ParsePipeline::build_oldest() {
       p.build_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       {
         std::lock_guard lock(s.m);
-        s.state[k] = SlotState::Free;
+        s.state[k] = Shared::SlotState::Free;
       }
       if (p.framer_thread_) s.cv.notify_all();  // the framer may wait for this slot
     }

@@ -7,7 +7,6 @@
 namespace whyslow {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 std::string lower(std::string_view s) {
@@ -17,16 +16,16 @@ std::string lower(std::string_view s) {
 }
 
 bool is_nccl_kernel(std::string_view n) {
-  return starts_with(n, "ncclKernel_") || starts_with(n, "ncclDevKernel_") || starts_with(n, "rccl");
+  return n.starts_with("ncclKernel_") || n.starts_with("ncclDevKernel_") || n.starts_with("rccl");
 }
 
 // The function a kernel's demangled signature names, with its namespaces, without its return type,
 // template arguments or parameters: "void (anonymous namespace)::multimem_all_reduce_kernel<
 // c10::BFloat16, 16>(c10::BFloat16*, …)" → "(anonymous namespace)::multimem_all_reduce_kernel".
 std::string_view qualified_function(std::string_view n) {
-  if (starts_with(n, "void ")) n.remove_prefix(5);
+  if (n.starts_with("void ")) n.remove_prefix(5);
   constexpr std::string_view kAnonymous = "(anonymous namespace)::";
-  const size_t from = starts_with(n, kAnonymous) ? kAnonymous.size() : 0;
+  const size_t from = n.starts_with(kAnonymous) ? kAnonymous.size() : 0;
   return n.substr(0, n.find_first_of("<(", from));
 }
 
@@ -35,7 +34,7 @@ std::string_view qualified_function(std::string_view n) {
 // "deep_ep::intranode::dispatch".
 bool is_function(std::string_view q, std::string_view function) {
   constexpr std::string_view kDeepEp = "deep_ep::", kLegacy = "deep_ep::legacy::";
-  if (starts_with(q, kLegacy) && starts_with(function, kDeepEp))
+  if (q.starts_with(kLegacy) && function.starts_with(kDeepEp))
     return q.substr(kLegacy.size()) == function.substr(kDeepEp.size());
   return q == function;
 }
@@ -109,7 +108,7 @@ bool is_two_shot_reduce_scatter(std::string_view kernel_name) {
     if (at == std::string_view::npos) return false;
     args.remove_prefix(at + 2);
   }
-  return starts_with(args, "true");
+  return args.starts_with("true");
 }
 
 // The collective a c10d collective name (allreduce, _allgather_base, reduce_scatter_tensor_coalesced,
@@ -124,7 +123,7 @@ CollectiveKind kind_in_name(std::string_view name) {
   if (contains(s, "reducescatter")) return CollectiveKind::ReduceScatter;
   if (contains(s, "alltoall")) return CollectiveKind::AllToAll;
   if (contains(s, "broadcast")) return CollectiveKind::Broadcast;
-  if (contains(s, "sendrecv") || starts_with(s, "send") || starts_with(s, "recv") || contains(s, "kernelsend") ||
+  if (contains(s, "sendrecv") || s.starts_with("send") || s.starts_with("recv") || contains(s, "kernelsend") ||
       contains(s, "kernelrecv"))
     return CollectiveKind::SendRecv;
   if (contains(s, "reduce")) return CollectiveKind::Reduce;
@@ -178,13 +177,13 @@ int64_t dtype_bytes(std::string_view d) {
   if (s == "double" || s == "long" || s == "complexfloat" || s == "int64") return 8;
   if (s == "float" || s == "int" || s == "float32" || s == "int32") return 4;
   if (s == "bfloat16" || s == "half" || s == "short" || s == "float16" || s == "int16") return 2;
-  if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || starts_with(s, "float8")) return 1;
+  if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || s.starts_with("float8")) return 1;
   return 0;
 }
 
 bool is_distributed_library_frame(std::string_view n) {
-  return starts_with(n, "DistributedDataParallel.") || starts_with(n, "FullyShardedDataParallel.") ||
-         starts_with(n, "FSDP") || starts_with(n, "c10d::") || starts_with(n, "nccl:") || starts_with(n, "hccl:") ||
+  return n.starts_with("DistributedDataParallel.") || n.starts_with("FullyShardedDataParallel.") ||
+         n.starts_with("FSDP") || n.starts_with("c10d::") || n.starts_with("nccl:") || n.starts_with("hccl:") ||
          n == "record_param_comms" || contains(n, "torch/distributed/") ||
          contains(n, "torch/nn/parallel/distributed.py");
 }

@@ -1,18 +1,10 @@
 #include "analysis/core/event_names.hpp"
 
 namespace whyslow {
-namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
-}  // namespace
 
 bool is_sync_call(std::string_view n) {
   for (std::string_view prefix : {"cuda", "hip", "cu"}) {
-    if (!starts_with(n, prefix)) continue;
+    if (!n.starts_with(prefix)) continue;
     const std::string_view rest = n.substr(prefix.size());
     if (rest == "DeviceSynchronize" || rest == "StreamSynchronize" || rest == "EventSynchronize" ||
         rest == "CtxSynchronize" || rest == "StreamSynchronize_ptsz")
@@ -24,7 +16,7 @@ bool is_sync_call(std::string_view n) {
 
 bool is_blocking_copy_call(std::string_view n) {
   if (n.find("Async") != std::string_view::npos) return false;
-  return starts_with(n, "cudaMemcpy") || starts_with(n, "cuMemcpy") || starts_with(n, "hipMemcpy");
+  return n.starts_with("cudaMemcpy") || n.starts_with("cuMemcpy") || n.starts_with("hipMemcpy");
 }
 
 bool is_capture_begin(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamBeginCapture") != std::string_view::npos; }
@@ -36,20 +28,20 @@ bool is_graph_launch(std::string_view n) { return n == "cudaGraphLaunch" || n ==
 
 
 bool is_record_function_name(std::string_view n) {
-  return starts_with(n, "## ") || (n.find('#') != std::string_view::npos && !starts_with(n, "aten::"));
+  return n.starts_with("## ") || (n.find('#') != std::string_view::npos && !n.starts_with("aten::"));
 }
 
 bool is_data_loader_span(std::string_view n) {
-  return starts_with(n, "enumerate(DataLoader)#") || starts_with(n, "enumerate(DataPipe)#");
+  return n.starts_with("enumerate(DataLoader)#") || n.starts_with("enumerate(DataPipe)#");
 }
 
 bool is_allocator_call(std::string_view n) {
   for (std::string_view p : {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
                              "hipMalloc", "hipFree", "hipHostMalloc", "hipHostAlloc", "hipHostFree", "hipMemAlloc",
                              "hipExtMallocWithFlags"})
-    if (starts_with(n, p)) return true;
+    if (n.starts_with(p)) return true;
   for (std::string_view prefix : {"cu", "hip"}) {
-    if (!starts_with(n, prefix)) continue;
+    if (!n.starts_with(prefix)) continue;
     const std::string_view rest = n.substr(prefix.size());
     for (std::string_view x : {"MemCreate", "MemMap", "MemUnmap", "MemRelease", "MemAddressReserve",
                                "MemAddressFree", "MemSetAccess"})
@@ -62,7 +54,7 @@ bool is_stream_or_event_creation(std::string_view n) {
   for (std::string_view p : {"cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate", "cuStreamCreate",
                              "cuStreamDestroy", "cuEventCreate", "hipStreamCreate", "hipStreamDestroy",
                              "hipEventCreate"})
-    if (starts_with(n, p)) return true;
+    if (n.starts_with(p)) return true;
   return false;
 }
 
@@ -73,32 +65,32 @@ bool is_library_setup_call(std::string_view n) {
                              "cuFuncSetAttribute", "hipFuncGetAttributes", "hipFuncSetAttribute",
                              "hipGetSymbolAddress", "hipDeviceGetAttribute", "hipOccupancy",
                              "hipGetDeviceProperties", "hipGetFuncBySymbol", "hipModule"})
-    if (starts_with(n, p)) return true;
+    if (n.starts_with(p)) return true;
   return false;
 }
 
-bool is_cuda_or_hip_api(std::string_view n) { return starts_with(n, "cu") || starts_with(n, "hip"); }
+bool is_cuda_or_hip_api(std::string_view n) { return n.starts_with("cu") || n.starts_with("hip"); }
 
 bool is_copy_call(std::string_view n) { return n.find("Memcpy") != std::string_view::npos; }
 
 bool is_gpu_work_call(std::string_view n) {
   for (std::string_view p : {"cudaLaunch", "cuLaunch", "hipLaunch", "hipExtLaunch", "hipModuleLaunch", "hipExtModuleLaunch"})
-    if (starts_with(n, p)) return true;
+    if (n.starts_with(p)) return true;
   return is_graph_launch(n) || is_copy_call(n) || n.find("Memset") != std::string_view::npos;
 }
 
-bool is_gpu_only_op(std::string_view n) { return starts_with(n, "nccl:") || n == "aten::record_stream"; }
+bool is_gpu_only_op(std::string_view n) { return n.starts_with("nccl:") || n == "aten::record_stream"; }
 
 bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
 bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
 
-bool is_compiled_region(std::string_view n) { return starts_with(n, "Torch-Compiled Region"); }
+bool is_compiled_region(std::string_view n) { return n.starts_with("Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
-bool is_compiled_graph_call(std::string_view n) { return starts_with(n, "## Call CompiledFxGraph"); }
-bool is_cudagraph_tree_event(std::string_view n) { return starts_with(n, "cudagraphify"); }
+bool is_compiled_graph_call(std::string_view n) { return n.starts_with("## Call CompiledFxGraph"); }
+bool is_cudagraph_tree_event(std::string_view n) { return n.starts_with("cudagraphify"); }
 bool is_compilation_event(std::string_view n) {
-  return (ends_with(n, "(dynamo_timed)") && !is_cudagraph_tree_event(n)) || n == "entire_frame_compile";
+  return (n.ends_with("(dynamo_timed)") && !is_cudagraph_tree_event(n)) || n == "entire_frame_compile";
 }
-bool is_triton_kernel(std::string_view n) { return starts_with(n, "triton_"); }
+bool is_triton_kernel(std::string_view n) { return n.starts_with("triton_"); }
 
 }  // namespace whyslow

@@ -17,7 +17,7 @@ namespace whyslow {
 namespace {
 
 // What was open on the allocating (or freeing) thread.
-struct Context {
+struct AllocationContext {
   EventId op = kNoEvent, block = kNoEvent;
   bool backward = false;  // inside an op autograd ran
 };
@@ -31,8 +31,8 @@ bool is_backward_frame(const Trace& t, EventId e) {
 
 // Each memory record's context, by its index in Trace::memory: one sweep per thread that has
 // records, with the stack of events open at each record (the nesting torch's op tree uses).
-std::vector<Context> record_contexts(const Trace& t) {
-  std::vector<Context> out(t.memory.size());
+std::vector<AllocationContext> record_contexts(const Trace& t) {
+  std::vector<AllocationContext> out(t.memory.size());
   std::vector<EventId> open;
   for (const Track& tr : t.tracks) {
     const bool has_records = std::any_of(tr.events.begin(), tr.events.end(), [&](EventId e) {
@@ -50,7 +50,7 @@ std::vector<Context> record_contexts(const Trace& t) {
       }
       if (t.detail[e] == UINT32_MAX) continue;
       while (!open.empty() && t.end_ns(open.back()) < start) open.pop_back();
-      Context& c = out[t.detail[e]];
+      AllocationContext& c = out[t.detail[e]];
       for (auto it = open.rbegin(); it != open.rend(); ++it) {
         const EventId a = *it;
         if (c.op == kNoEvent && t.kind[a] == EventKind::CpuOp) c.op = a;
@@ -143,7 +143,7 @@ void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps
 
 // The allocations live just after record `at` (replayed by address: a free ends the allocation
 // made there last), with the record that frees each later, if any.
-void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector<Context>& ctx,
+void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector<AllocationContext>& ctx,
                 const StepFacts* step, DeviceMemory& d) {
   std::unordered_map<int64_t, size_t> live;  // addr → index of its allocating record
   for (size_t i = 0; i <= at && i < tl.records.size(); ++i) {
@@ -154,7 +154,7 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector
   std::unordered_map<int64_t, size_t> index_of;  // addr → its entry in live_at_peak
   for (const auto& [addr, i] : live) {
     const Record& r = tl.records[i];
-    const Context& c = ctx[t.detail[r.event]];
+    const AllocationContext& c = ctx[t.detail[r.event]];
     LiveAllocation a;
     a.alloc = r.event;
     a.op = c.op;
@@ -163,7 +163,7 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector
     index_of[addr] = d.live_at_peak.size();
     d.live_at_peak.push_back(a);
   }
-  std::vector<Context> freed_by(d.live_at_peak.size());
+  std::vector<AllocationContext> freed_by(d.live_at_peak.size());
   for (size_t i = at + 1; i < tl.records.size() && !index_of.empty(); ++i) {
     const MemoryRecord& m = *tl.records[i].rec;
     if (m.bytes == 0) continue;
@@ -243,7 +243,7 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
       by_device[{m.device_type == 0 ? 1 : 0, m.device_type == 0 ? -1 : m.device_id}].push_back({e, &m});
     }
   if (by_device.empty()) return out;
-  const std::vector<Context> ctx = record_contexts(t);
+  const std::vector<AllocationContext> ctx = record_contexts(t);
   for (auto& [key, records] : by_device) {
     DeviceMemory d;
     d.device_type = records.front().rec->device_type;

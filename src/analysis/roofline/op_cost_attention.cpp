@@ -30,7 +30,7 @@ struct AttentionArgs {
   bool backward = false;
 };
 
-std::optional<AttentionArgs> layout(std::string_view n) {
+std::optional<AttentionArgs> attention_layout(std::string_view n) {
   if (n == "scaled_dot_product_attention") return AttentionArgs{false, 5, -1, 3};
   if (n == "_scaled_dot_product_flash_attention") return AttentionArgs{false, 4, -1, -1};
   if (n == "_scaled_dot_product_efficient_attention") return AttentionArgs{false, 6, -1, 3};
@@ -57,7 +57,7 @@ std::optional<AttentionArgs> layout(std::string_view n) {
 }  // namespace
 
 OpModel model_attention(std::string_view name, const std::vector<OpInput>& in) {
-  const auto args = layout(name);
+  const auto args = attention_layout(name);
   if (!args || in.size() < static_cast<size_t>(args->query) + 3)
     return no_model(NoModelReason::UnrecognisedArguments, fmt::format("aten::{}", name));
   const size_t qi = static_cast<size_t>(args->query);

@@ -25,7 +25,7 @@ struct ConvArgs {
 
 // Argument positions per overload (native_functions.yaml). cudnn_convolution has no bias and
 // puts padding before stride.
-std::optional<ConvArgs> layout(std::string_view name) {
+std::optional<ConvArgs> conv_layout(std::string_view name) {
   if (name == "conv1d" || name == "conv2d" || name == "conv3d") return ConvArgs{3, 4, 5, -1, -1, 6, 2};
   if (name == "convolution" || name == "_convolution") return ConvArgs{3, 4, 5, 6, 7, 8, 2};
   if (name == "cudnn_convolution") return ConvArgs{3, 2, 4, -1, -1, 5, -1};
@@ -47,7 +47,7 @@ std::optional<std::vector<int64_t>> per_dim(const OpInput& arg, size_t rank) {
 }  // namespace
 
 OpModel model_conv(std::string_view name, const std::vector<OpInput>& in) {
-  const auto args = layout(name);
+  const auto args = conv_layout(name);
   if (!args || in.size() < 2 || !in[0].is_tensor() || !in[1].is_tensor() || in[0].dims.size() < 3 ||
       in[1].dims.size() != in[0].dims.size() ||
       static_cast<int>(in.size()) <= std::max({static_cast<int>(args->stride), static_cast<int>(args->padding),

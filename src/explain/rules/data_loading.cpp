@@ -16,7 +16,7 @@ namespace {
 
 // A tenth of the step in the input pipeline is worth fixing: the usual fixes (workers, pinning,
 // prefetching) cost a line of code each and take that time off the critical path.
-constexpr double kMinShareOfStep = 0.10;
+constexpr double kMinLoadingShareOfStep = 0.10;
 // From half the step on, the input pipeline is the bottleneck: nothing else matters as much.
 constexpr double kCriticalShareOfStep = 0.50;
 
@@ -28,7 +28,7 @@ void rule_data_loading(const Trace& t, const Facts& f, std::vector<Finding>& out
   const int64_t step = median_of(steps, &StepFacts::duration_ns);
   const int64_t loading = median_of(steps, CpuCategory::DataLoading);
   const int64_t idle = median_of(steps, &StepFacts::data_loading_gpu_idle_ns);
-  if (step <= 0 || static_cast<double>(loading) < kMinShareOfStep * static_cast<double>(step)) return;
+  if (step <= 0 || static_cast<double>(loading) < kMinLoadingShareOfStep * static_cast<double>(step)) return;
   const double share = static_cast<double>(loading) / static_cast<double>(step);
   EventId longest = kNoEvent;
   for (EventId e = 0; e < t.size(); ++e)

@@ -24,10 +24,10 @@ constexpr int64_t kMinExposedNs = 20'000;
 // A warning from 10 % of the step (a tenth of the step spent waiting on the network), critical
 // from 40 % (communication, not compute, then sets the step time).
 constexpr double kWarningShare = 0.10;
-constexpr double kCriticalShare = 0.40;
+constexpr double kCriticalExposedShare = 0.40;
 // The collective kinds named in the text, largest exposed time first.
 constexpr size_t kKindsNamed = 3;
-constexpr size_t kEventsShown = 3;
+constexpr size_t kExposedEventsShown = 3;
 // When waiting for a peer is at least half of the exposed communication, the advice leads with
 // finding the late rank: overlapping is then the lesser part.
 constexpr double kMostlyWaitShare = 0.5;
@@ -61,7 +61,7 @@ void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out
     which += fmt::format("{}{} ×{} ({} exposed)", i ? ", " : "", to_string(ranked[i].second),
                          by_kind[ranked[i].second].second, human_duration(ranked[i].first));
   Finding x = make_finding(FindingId::exposed_comm);
-  x.severity = recoverable_share >= kCriticalShare ? Severity::Critical
+  x.severity = recoverable_share >= kCriticalExposedShare ? Severity::Critical
                : recoverable_share >= kWarningShare ? Severity::Warning
                                                     : Severity::Info;
   x.title = fmt::format("Communication not hidden by compute: {} of {}", human_duration(exposed), basis.words);
@@ -79,7 +79,7 @@ void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out
                 count("calls_per_step", calls.calls.size() / calls.steps)};
   std::vector<const CollectiveCall*> top = calls.calls;
   std::sort(top.begin(), top.end(), [](const CollectiveCall* a, const CollectiveCall* b) { return a->exposed_ns > b->exposed_ns; });
-  for (size_t i = 0; i < std::min(kEventsShown, top.size()); ++i) {
+  for (size_t i = 0; i < std::min(kExposedEventsShown, top.size()); ++i) {
     x.events.push_back({top[i]->kernel, "exposed collective"});
     x.highlights.mark.push_back(top[i]->kernel);
   }

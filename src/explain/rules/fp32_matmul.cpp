@@ -12,7 +12,7 @@ namespace whyslow {
 namespace {
 
 // Below a tenth of the GPU's busy time the GEMMs are not where the time goes.
-constexpr double kMinShareOfGpu = 0.10;
+constexpr double kMinFp32ShareOfGpu = 0.10;
 // When the GEMMs take half the profiled time, they set the program's pace: a warning.
 constexpr double kWarningShareOfWindow = 0.5;
 
@@ -38,7 +38,7 @@ void rule_fp32_matmul(const Trace& t, const Facts& f, std::vector<Finding>& out)
       if (slowest == kNoEvent || t.dur_ns[g.example] > t.dur_ns[slowest]) slowest = g.example;
     }
   }
-  if (!dev || ns < kMinShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
+  if (!dev || ns < kMinFp32ShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
   // Measured ceilings say what this machine really does; else the datasheet.
   const Ceilings& c = dev->measured && dev->measured->flops(Precision::FP32) > 0 &&
                               dev->measured->flops(Precision::TF32) > 0

@@ -23,7 +23,7 @@ bool is_copy_op(std::string_view n) {
 }
 
 // From 5 % of all GPU time on, the copies are worth removing: a warning.
-constexpr double kWarningShare = 0.05;
+constexpr double kWarningCopyShareOfGpu = 0.05;
 
 }  // namespace
 
@@ -54,7 +54,7 @@ void rule_hidden_copy(const Trace& t, const Facts& f, std::vector<Finding>& out)
     x.events.push_back({g.example, fmt::format("copy inside {}", op)});
   }
   x.id = FindingId::hidden_copy;
-  x.severity = f.gpu_busy_ns > 0 && ns >= kWarningShare * static_cast<double>(f.gpu_busy_ns) ? Severity::Warning : Severity::Info;
+  x.severity = f.gpu_busy_ns > 0 && ns >= kWarningCopyShareOfGpu * static_cast<double>(f.gpu_busy_ns) ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{} device-to-device copies ({}) that your code does not ask for, made inside {}", copies,
                         human_duration(ns), by_op.begin()->first);
   x.detail = fmt::format(

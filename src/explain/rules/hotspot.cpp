@@ -14,6 +14,7 @@
 
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
+#include "common/share.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -56,7 +57,6 @@ constexpr double kSplitExplains = 0.5;
 
 enum class Cost { ManySmallLaunches, Sync, OneKernel, GpuWork, CpuWork };
 
-double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
 
 bool gpu_sets_the_pace(const BlockFacts& b) { return b.basis_gpu_ns > 0 && b.basis_gpu_ns >= b.basis_cpu_ns; }
 

@@ -19,12 +19,12 @@ namespace {
 // under a quarter something is wrong.
 constexpr double kFarUnderPct = 25;
 // A kernel under a tenth of the GPU's busy time is not worth the user's attention here.
-constexpr double kMinShareOfGpu = 0.10;
+constexpr double kMinSlowKernelShareOfGpu = 0.10;
 // Shorter calls spend a tenth or more of their time in fixed start-up and drain (~2 µs).
 constexpr int64_t kMinCallNs = 20'000;
 // What a good kernel reaches, for the time it could save: a realistic target, not the roof.
 constexpr double kReachablePct = 75;
-constexpr size_t kMaxReported = 3;
+constexpr size_t kMaxSlowKernelsReported = 3;
 
 }  // namespace
 
@@ -39,7 +39,7 @@ void rule_low_efficiency(const Trace& t, const Facts& f, std::vector<Finding>& o
     for (const RooflineGroup& g : f.roofline.kernels[i].groups) {
       const RooflineVerdict& v = g.verdict;
       if ((v.bound != Bound::Compute && v.bound != Bound::Memory) || std::isnan(v.pct_of_peak) ||
-          v.pct_of_peak >= kFarUnderPct || static_cast<double>(v.ns) < kMinShareOfGpu * static_cast<double>(f.gpu_busy_ns) ||
+          v.pct_of_peak >= kFarUnderPct || static_cast<double>(v.ns) < kMinSlowKernelShareOfGpu * static_cast<double>(f.gpu_busy_ns) ||
           v.ns < kMinCallNs * static_cast<int64_t>(g.calls))
         continue;
       // A working set that fits in L2 can be served faster than device memory: the memory roof
@@ -59,7 +59,7 @@ void rule_low_efficiency(const Trace& t, const Facts& f, std::vector<Finding>& o
   Finding x;
   for (size_t i = 0; i < slow.size(); ++i) {
     saving += slow[i].saving_ns;
-    if (i >= kMaxReported) continue;
+    if (i >= kMaxSlowKernelsReported) continue;
     const RooflineVerdict& s = slow[i].group->verdict;
     list += fmt::format("\n  - {} ({}, {} calls, {}): {} = {:.0f} % of its {} roof",
                         std::string(t.names.view(slow[i].row->name)).substr(0, 80), t.name_of(slow[i].group->op),

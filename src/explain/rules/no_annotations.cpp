@@ -10,6 +10,7 @@
 
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
+#include "common/share.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 
@@ -25,7 +26,6 @@ constexpr size_t kMaxPlaces = 3;
 // the inner block says more, as the hotspot's descent does.
 constexpr double kInnerPlaceShare = 0.5;
 
-double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
 
 // A name for the record_function: a module's class ("nn.Module: HeadLoopAttention_0" →
 // "HeadLoopAttention"), a function's name.

@@ -17,7 +17,7 @@ constexpr int64_t kMinTotalNs = 50'000;
 // not speed them up. Under 64 kB in total the rule stays silent.
 constexpr int64_t kMinTotalBytes = 64 * 1024;
 // From 10 % of the profiled time on they are a real cost: a warning.
-constexpr double kWarningShare = 0.10;
+constexpr double kWarningPageableShareOfWindow = 0.10;
 
 }  // namespace
 
@@ -37,7 +37,7 @@ void rule_pageable_memcpy(const Trace& t, const Facts& f, std::vector<Finding>& 
   const double bandwidth = bytes_known && total_ns > 0 ? static_cast<double>(bytes) * 1e9 / static_cast<double>(total_ns) : 0;
   const int64_t window = f.window.duration_ns;
   Finding x = make_finding(FindingId::pageable_memcpy);
-  x.severity = window > 0 && total_ns >= kWarningShare * static_cast<double>(window) ? Severity::Warning : Severity::Info;
+  x.severity = window > 0 && total_ns >= kWarningPageableShareOfWindow * static_cast<double>(window) ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{} copies to or from pageable host memory take {}{}", copies.size(), human_duration(total_ns),
                         bandwidth > 0 ? fmt::format(" at {}", human_rate(bandwidth)) : std::string());
   x.detail = fmt::format(

@@ -22,7 +22,7 @@ namespace {
 // Work from before the trace worth a sentence: 5 % of the time (vLLM's graph replays: 41–48 %).
 constexpr double kWordedBacklogShare = 0.05;
 // The categories named in the text: the few that hold most of the CPU time.
-constexpr size_t kCategoriesNamed = 3;
+constexpr size_t kStepCategoriesNamed = 3;
 
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
@@ -212,15 +212,15 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
   x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
                         human_percent(scope.launch), span);
   std::string where;
-  for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
-    where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kCategoriesNamed, categories.size()) ? " and " : ", ",
+  for (size_t i = 0; i < std::min(kStepCategoriesNamed, categories.size()); ++i)
+    where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kStepCategoriesNamed, categories.size()) ? " and " : ", ",
                          human_duration(categories[i].first), cpu_category_words(categories[i].second));
   x.detail = fmt::format(
       "In {}, the GPU is busy only {} of {}. In its idle gaps the next GPU work had not been launched yet, "
       "because the CPU is not done with its part: of {}, {}{}. Faster kernels would not shorten "
       "this {}; less CPU time before each GPU launch would.",
       unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
-      categories.size() > kCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
+      categories.size() > kStepCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
       scope.over_iterations ? "pass" : "step");
   x.try_next = overhead_advice(top, f.compile.graph_launches > 0, f.recording.from_torch);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||

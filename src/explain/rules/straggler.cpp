@@ -26,7 +26,7 @@ constexpr double kDominantLateShare = 0.5;
 // delay comes from before the profiled steps.
 constexpr double kStartExplainsShare = 0.5;
 // Critical from 25 % of the step: a quarter of every rank's step lost to one rank.
-constexpr double kCriticalShare = 0.25;
+constexpr double kCriticalLatenessShare = 0.25;
 
 // What the waiting ranks lose: a rank waiting inside a collective while its own compute runs
 // (DDP's all-reduce behind the backward) loses nothing, so the lateness costs them at most their
@@ -87,7 +87,7 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   const bool before_window = !caused && static_cast<double>(f.step_start_late_ns) >= kStartExplainsShare * static_cast<double>(late);
   Finding x = make_finding(FindingId::straggler);
   const double share = static_cast<double>(cost) / static_cast<double>(step);
-  if (share >= kCriticalShare) x.severity = Severity::Critical;
+  if (share >= kCriticalLatenessShare) x.severity = Severity::Critical;
   x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks lose {} per step waiting for it",
                         r.rank, f.ranks.size() - 1, human_duration(cost));
   x.detail = fmt::format(

@@ -15,8 +15,8 @@ namespace whyslow {
 namespace {
 
 // Blocked time under 10 % of a step is noise next to everything else in it.
-constexpr double kMinWaitShare = 0.10;
-constexpr int64_t kMinWaitNs = 50'000;
+constexpr double kMinSyncWaitShare = 0.10;
+constexpr int64_t kMinSyncWaitNs = 50'000;
 // The GPU counts as idle during the waits when it ran under half of them.
 constexpr double kIdleGpuShare = 0.50;
 // The waits are on communication when NCCL/RCCL kernels make up at least half the GPU work during them.
@@ -30,7 +30,7 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const auto steps = steady_steps(f);
   const int64_t step = median_of(steps, &StepFacts::duration_ns);
   const int64_t wait = median_of(steps, &StepFacts::sync_wait_ns);
-  if (step <= 0 || wait < kMinWaitNs || static_cast<double>(wait) < kMinWaitShare * static_cast<double>(step)) return;
+  if (step <= 0 || wait < kMinSyncWaitNs || static_cast<double>(wait) < kMinSyncWaitShare * static_cast<double>(step)) return;
   const double busy = s.total_wait_ns > 0 ? static_cast<double>(s.total_gpu_busy_ns) / static_cast<double>(s.total_wait_ns) : 0;
   const auto longest = *std::max_element(s.calls.begin(), s.calls.end(),
                                          [](const SyncCall& a, const SyncCall& b) { return a.wait_ns < b.wait_ns; });

@@ -11,8 +11,8 @@ namespace whyslow {
 namespace {
 
 // The intermediates must cost real time: 10 µs over the trace and 2 % of the GPU's busy time.
-constexpr int64_t kMinSavingNs = 10'000;
-constexpr double kMinShareOfGpu = 0.02;
+constexpr int64_t kMinFusionSavingNs = 10'000;
+constexpr double kMinFusionShareOfGpu = 0.02;
 
 }  // namespace
 
@@ -32,7 +32,7 @@ void rule_unfused_elementwise(const Trace& t, const Facts& f, std::vector<Findin
   if (!largest || bytes <= 0) return;
   // The chain's own bandwidth times the bytes that fusion removes.
   const int64_t saving = static_cast<int64_t>(static_cast<double>(ns) * saved_bytes / bytes);
-  if (saving < kMinSavingNs || saving < kMinShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
+  if (saving < kMinFusionSavingNs || saving < kMinFusionShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
   std::string names;
   for (EventId k : largest->kernels) names += (names.empty() ? "" : " → ") + std::string(t.name_of(t.op_link[k]));
   Finding x = make_finding(FindingId::unfused_elementwise);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/blocks/code_origin.hpp"
+#include "common/share.hpp"
 #include "report/format.hpp"
 #include "report/html/page_schema.hpp"
 
@@ -15,7 +16,6 @@ namespace {
 constexpr double kMinEmbeddedShare = 0.005;
 constexpr size_t kBlockNameWidth = 100;
 
-double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
 
 }  // namespace
 

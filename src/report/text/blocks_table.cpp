@@ -5,6 +5,7 @@
 
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
+#include "common/share.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
 #include "report/text/tables.hpp"
@@ -20,7 +21,6 @@ constexpr double kMinShownShare = 0.05;
 // Indentation per tree level; deeper levels are capped so names keep their room.
 constexpr size_t kIndentPerLevel = 2, kMaxIndentLevels = 8;
 
-double share(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0.0; }
 
 std::string per_call(uint64_t n, uint64_t calls) {
   return calls == 0 ? "-" : format_number(static_cast<double>(n) / static_cast<double>(calls));

@@ -19,8 +19,6 @@ namespace {
 
 using namespace report;
 
-constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
-
 // "NVIDIA H200", "8 × NVIDIA H200", "no GPU described in the trace".
 std::string device_summary(const Trace& trace) {
   if (trace.devices.empty()) return "no GPU described in the trace";
@@ -85,21 +83,10 @@ std::string header(const Trace& trace, const Facts& facts) {
   return out;
 }
 
-void append_wrapped(std::string& out, std::string_view text, std::string_view first_prefix,
-                    std::string_view prefix, size_t line_width) {
-  bool first = true;
-  for (const std::string& line : wrap(text, line_width - display_width(prefix))) {
-    out += first ? first_prefix : prefix;
-    out += line;
-    out += '\n';
-    first = false;
-  }
-}
-
 // Code to paste: its caption wrapped, its lines verbatim (never re-wrapped, so it pastes as
 // written), indented under the caption.
 void append_code(std::string& out, const std::vector<CodeSnippet>& code, size_t line_width) {
-  const std::string caption = std::string(kIndent) + "paste: ", hang(display_width(caption), ' ');
+  const std::string caption = std::string(kFindingIndent) + "paste: ", hang(display_width(caption), ' ');
   for (const CodeSnippet& c : code) {
     append_wrapped(out, c.caption, caption, hang, line_width);
     std::string_view text = c.text;
@@ -121,7 +108,7 @@ void append_detail(std::string& out, std::string_view detail, size_t line_width)
     std::string_view line = detail.substr(0, nl);
     const size_t lead = std::min(line.find_first_not_of(' '), line.size());
     line.remove_prefix(lead);
-    const std::string first = std::string(kIndent) + std::string(lead, ' ');
+    const std::string first = std::string(kFindingIndent) + std::string(lead, ' ');
     const std::string rest = first + (line.starts_with("- ") ? "  " : "");
     append_wrapped(out, line, first, rest, line_width);
     detail.remove_prefix(nl == std::string_view::npos ? detail.size() : nl + 1);
@@ -159,7 +146,7 @@ std::string evidence_pair(const Evidence& e) {
 // Pairs joined with ", ", broken between pairs so a pair is never split across lines.
 void append_evidence(std::string& out, const std::vector<Evidence>& evidence, size_t line_width) {
   if (evidence.empty()) return;
-  const std::string lead = std::string(kIndent) + "evidence: ";
+  const std::string lead = std::string(kFindingIndent) + "evidence: ";
   const std::string cont(display_width(lead), ' ');
   std::string line = lead;
   bool line_empty = true;
@@ -196,9 +183,9 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
     start_w = std::max(start_w, display_width(r.start));
     dur_w = std::max(dur_w, display_width(r.dur));
   }
-  out += std::string(kIndent) + "events:\n";
+  out += std::string(kFindingIndent) + "events:\n";
   for (const Row& r : rows) {
-    std::string line = std::string(kIndent) + "  " + r.name;
+    std::string line = std::string(kFindingIndent) + "  " + r.name;
     line.append(name_w - display_width(r.name), ' ');
     line += "  at ";
     line.append(start_w - display_width(r.start), ' ');
@@ -211,14 +198,14 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
 }
 
 void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width) {
-  append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", severity_marker(f.severity)), kIndent,
+  append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", severity_marker(f.severity)), kFindingIndent,
                  line_width);
   append_detail(out, f.detail, line_width);
   append_evidence(out, f.evidence, line_width);
   append_events(out, trace, facts, f.events);
   if (!f.try_next.empty()) {
-    out += std::string(kIndent) + "try:\n";
-    const std::string bullet = std::string(kIndent) + "  - ", hang(display_width(bullet), ' ');
+    out += std::string(kFindingIndent) + "try:\n";
+    const std::string bullet = std::string(kFindingIndent) + "  - ", hang(display_width(bullet), ' ');
     for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang, line_width);
   }
   append_code(out, f.code, line_width);

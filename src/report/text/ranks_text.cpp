@@ -13,18 +13,6 @@
 namespace whyslow {
 namespace {
 
-constexpr std::string_view kIndent = "     ";  // under the title, past the severity marker
-
-void append_wrapped(std::string& out, std::string_view text, std::string_view first, std::string_view rest,
-                    size_t line_width) {
-  bool is_first = true;
-  for (const std::string& line : report::wrap(text, line_width - rest.size())) {
-    out += is_first ? first : rest;
-    out += line + '\n';
-    is_first = false;
-  }
-}
-
 // The CPU category that holds the most of a rank's median step.
 std::string top_cpu(const RankDigest& d) {
   size_t best = 0;
@@ -45,10 +33,10 @@ std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
   if (!rep.findings.empty()) out += fmt::format("Findings across ranks: {}\n\n", kSeverityLegend);
   for (const RankFinding& rf : rep.findings) {
     const Finding& x = rf.finding;
-    append_wrapped(out, fmt::format("{} [{}] {}", severity_marker(x.severity), to_string(x.id), x.title), "", kIndent, line_width);
-    append_wrapped(out, x.detail, kIndent, kIndent, line_width);
-    out += std::string(kIndent) + "try:\n";
-    for (const std::string& t : x.try_next) append_wrapped(out, t, std::string(kIndent) + "  - ", std::string(kIndent) + "    ", line_width);
+    report::append_wrapped(out, fmt::format("{} [{}] {}", severity_marker(x.severity), to_string(x.id), x.title), "", kFindingIndent, line_width);
+    report::append_wrapped(out, x.detail, kFindingIndent, kFindingIndent, line_width);
+    out += std::string(kFindingIndent) + "try:\n";
+    for (const std::string& t : x.try_next) report::append_wrapped(out, t, std::string(kFindingIndent) + "  - ", std::string(kFindingIndent) + "    ", line_width);
     out += '\n';
   }
   if (rep.findings.empty()) out += "No straggler: no rank arrives last often and late enough to hold the others back.\n\n";
