@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """How long a job's ranks take to explain together (`whyslow explain r0 r1 …`: loaded in parallel,
 one thread per file up to the cores) against one rank alone and against the ranks explained one
-after another: best wall time of N runs (time.perf_counter around each process), and the peak RSS
+after another, each also as MB/s of JSON (a .gz counted uncompressed): best wall time of N runs (time.perf_counter around each process), and the peak RSS
 of one more run (/usr/bin/time -f %M). Default traces: the 8 public DLRM ranks (PARAM).
 
 Usage: ranks_load.py [--runs N] [--whyslow BIN] [TRACE …]
 """
 import argparse
+import gzip
 import os
 import pathlib
 import subprocess
@@ -23,6 +24,14 @@ def best_ms(commands, runs):
             subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
         best = min(best, time.perf_counter() - t)
     return best * 1e3
+
+
+def json_mb(path):
+    """Megabytes (10^6 bytes) of JSON the loader reads: a .gz file's uncompressed size."""
+    if path.endswith(".gz"):
+        with gzip.open(path, "rb") as f:
+            return sum(len(chunk) for chunk in iter(lambda: f.read(1 << 20), b"")) / 1e6
+    return os.path.getsize(path) / 1e6
 
 
 def peak_rss_kb(command):
@@ -47,10 +56,12 @@ def main():
     t1 = best_ms([one], a.runs)
     ts = best_ms([[a.whyslow, "explain", t] for t in traces], a.runs)
     tt = best_ms([together], a.runs)
-    print(f"one rank:          {t1:7.1f} ms   peak RSS {peak_rss_kb(one)} kB")
-    print(f"one after another: {ts:7.1f} ms   ({ts / len(traces):.1f} ms a rank)")
-    print(f"together:          {tt:7.1f} ms   peak RSS {peak_rss_kb(together)} kB "
-          f"({ts / tt:.1f}x faster than one after another, {tt / t1:.1f}x one rank)")
+    mb_one = json_mb(traces[0])
+    mb_all = sum(json_mb(t) for t in traces)
+    print(f"one rank:          {t1:7.1f} ms   {mb_one / t1 * 1e3:6.0f} MB/s  peak RSS {peak_rss_kb(one)} kB")
+    print(f"one after another: {ts:7.1f} ms   {mb_all / ts * 1e3:6.0f} MB/s  ({ts / len(traces):.1f} ms a rank)")
+    print(f"together:          {tt:7.1f} ms   {mb_all / tt * 1e3:6.0f} MB/s  peak RSS {peak_rss_kb(together)} kB "
+          f"({ts / tt:.1f}x faster than one after another, {tt / t1:.1f}x one rank; {mb_all:.1f} MB of JSON)")
 
 
 if __name__ == "__main__":

@@ -5,16 +5,18 @@
 #
 # 1. builds the Release preset (build/release) if needed (WHYSLOW_BENCH=path/to/whyslow_bench
 #    skips the build and times that binary instead);
-# 2. makes bench/out/big.json (>= 500 MiB) and bench/out/big2g.json (>= 2 GiB) of plain Kineto
-#    JSON (git-ignored) with tools/make_big_trace.py if they are missing;
+# 2. makes bench/out/big.json (>= 500 MiB), bench/out/big2g.json (>= 2 GiB) and
+#    bench/out/memory500.json (a profile_memory=True recording, >= 500 MB) of plain Kineto JSON
+#    (git-ignored) with tools/make_big_trace.py if they are missing;
 # 3. for the big files and three public corpus traces (or the FILEs given) runs
 #      whyslow_bench FILE                              (one process per file: peak RSS is per process)
 #      python3 -c 'json.load(open(FILE))'              (gzip.open for .gz; also one process per file)
 #    each three times, and reports the fastest (the first run warms the page cache). Python skips
 #    files over 1 GB unless BENCH_PYTHON_BIG=1 (then it runs once): json.load of 2 GB takes
 #    minutes and more memory (~8x the JSON) than a shared 2-core machine may have;
-# 4. prints two markdown tables: throughput and memory against json.load, and where whyslow's
-#    time goes, stage by stage.
+# 4. prints three markdown tables: throughput and memory against json.load; where whyslow's
+#    time goes, stage by stage; and each stage's MB/s per core against the floor byte_limits
+#    measures on the same file (read(), inflate, memcpy, simdjson's index; files up to 1 GB).
 #
 # whyslow plans its threads for the cores its CPU affinity gives it (inflating, parsing, framing
 # and building, then the analyses); to measure it on two cores of a bigger machine:
@@ -32,6 +34,8 @@ BENCH="${WHYSLOW_BENCH:-$BUILD/bench/whyslow_bench}"
 OUT="$ROOT/bench/out"
 BIG="$OUT/big.json"
 BIG2G="$OUT/big2g.json"
+MEMORY="$OUT/memory500.json"
+LIMITS="${BYTE_LIMITS:-$(dirname "$BENCH")/byte_limits}"
 PUBLIC="$ROOT/../shared/traces/public"
 [ -d "$PUBLIC" ] || PUBLIC=/work/shared/traces/public
 
@@ -40,7 +44,7 @@ if [ -z "${WHYSLOW_BENCH:-}" ]; then
   if [ ! -f "$BUILD/build.ninja" ]; then
     cmake --preset release
   fi
-  cmake --build --preset release --target whyslow_bench
+  cmake --build --preset release --target whyslow_bench byte_limits
 fi
 
 # ---- 2. the big trace ----
@@ -55,6 +59,11 @@ if [ ! -f "$BIG" ]; then
     echo "run_bench: warning: the whyslow CLI does not build; skipped 'whyslow info $BIG'" >&2
   fi
 fi
+if [ ! -f "$MEMORY" ]; then
+  # A profile_memory=True recording (tests/fixtures/memory/fragment.json.gz: a quarter of its
+  # events are [memory] instants) repeated to 500 MB: the memory budget must hold with them too.
+  python3 "$ROOT/tools/make_big_trace.py" "$ROOT/tests/fixtures/memory/fragment.json.gz" "$MEMORY" --min-mb 500
+fi
 if [ ! -f "$BIG2G" ]; then
   # 2150 × 10^6 bytes: over 2 GiB (2147.5 × 10^6), to show time and memory growing linearly.
   python3 "$ROOT/tools/make_big_trace.py" "$BIG2G" --min-mb 2150
@@ -63,7 +72,7 @@ fi
 if [ $# -gt 0 ]; then
   FILES=("$@")
 else
-  FILES=("$BIG" "$BIG2G")
+  FILES=("$BIG" "$BIG2G" "$MEMORY")
   # The public corpus sits beside the project's checkout; a plain clone has none: its rows are
   # left out, said so.
   for f in \
@@ -79,12 +88,12 @@ else
 fi
 
 # ---- 3 + 4. measure and tabulate ----
-python3 - "$BENCH" "${FILES[@]}" <<'PY'
+python3 - "$BENCH" "$LIMITS" "${FILES[@]}" <<'PY'
 import os
 import subprocess
 import sys
 
-bench, files = sys.argv[1], sys.argv[2:]
+bench, limits, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 
 # The baseline child: times open + json.load itself and reports its own peak RSS.
 PY_CHILD = r"""
@@ -116,6 +125,17 @@ def whyslow(path):
                 events=int(row[5]), rss_mb=float(row[6]), cpu=float(row[7]), stages=stages)
 
 
+def byte_limits(path):
+    """One core's read, inflate, memcpy and simdjson-index MB/s on this file (bench/byte_limits.cpp)."""
+    if not os.path.exists(limits):
+        return None
+    r = subprocess.run([limits, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"run_bench: byte_limits failed on {path}:\n{r.stderr.strip()}")
+    row = r.stdout.strip().splitlines()[-1].split("\t")
+    return dict(read=float(row[3]), inflate=float(row[4]), memcpy=float(row[5]), index=float(row[6]))
+
+
 def python_json(path):
     out = subprocess.run([sys.executable, "-c", PY_CHILD, path], check=True, capture_output=True,
                          text=True).stdout.split()
@@ -134,7 +154,9 @@ for path in files:
     if not big or os.environ.get("BENCH_PYTHON_BIG") == "1":
         p = min((python_json(path) for _ in range(1 if big else 3)), key=lambda r: r["seconds"])
     mb = w["input_mb"]
-    rows.append(dict(name=name, disk=w["disk_mb"], mb=mb, w=w, p=p))
+    # The floor under the stages: skipped over 1 GB (it holds the JSON three times over in memory).
+    lim = byte_limits(path) if mb <= 1000 else None
+    rows.append(dict(name=name, disk=w["disk_mb"], mb=mb, w=w, p=p, lim=lim))
     print(f"run_bench:   whyslow {w['seconds']:.3f} s ({w['cpu']:.3f} s CPU), {w['rss_mb']:.0f} MB RSS, "
           f"{w['events']} events" + (f"; python {p['seconds']:.3f} s ({p['cpu']:.3f} s CPU), {p['rss_mb']:.0f} MB RSS, "
           f"{p['events']} JSON events" if p else ""), file=sys.stderr, flush=True)
@@ -192,4 +214,25 @@ if any(r["w"]["stages"] for r in rows):
         print("Scaling (files over 400 MB): " + "; ".join(
             f"{r['mb']:.0f} MB: {r['w']['seconds'] / r['mb'] * 1000:.2f} s/GB, "
             f"{r['w']['rss_mb'] / r['mb'] * 1000:.0f} MB RSS per GB" for r in big) + ".")
+if any(r["lim"] and r["w"]["stages"] for r in rows):
+    print()
+    print("Each stage per core against the machine's floor (MB/s of uncompressed JSON per second of "
+          "one core's time in that stage; read per byte on disk). The floor, one core, same file "
+          "(bench/byte_limits): a read() out of the page cache, the loader's own inflate, a memcpy "
+          "of the JSON, and simdjson's structural index of it (its stage 1, which any parse with "
+          "simdjson pays first).")
+    print()
+    print("| file | read | floor: read() | inflate | floor: inflate | frame | parse | floor: simdjson index | build | analyze | floor: memcpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        st, lim, mb = r["w"]["stages"], r["lim"], r["mb"]
+        if not st or not lim:
+            continue
+        rate = lambda seconds, nbytes=mb: f"{nbytes / seconds:.0f}" if seconds > 0 else "–"
+        cells = [rate(st["read"], r["disk"]), f"{lim['read']:.0f}", rate(st["inflate"]),
+                 f"{lim['inflate']:.0f}" if lim["inflate"] else "–", rate(st["frame"]), rate(st["parse"]),
+                 f"{lim['index']:.0f}", rate(st["build"]), rate(st["analyze"]), f"{lim['memcpy']:.0f}"]
+        print(f"| {short(r['name'])} | " + " | ".join(cells) + " |")
+    print()
+    print("(analyze is wall-clock time on the cores there are; the others are one thread's.)")
 PY

@@ -1,0 +1,126 @@
+// byte_limits: how fast one core of this machine can move a trace's bytes at all, the floor under
+// each of the loader's stages (bench/run_bench.sh prints them beside whyslow_bench's stages).
+//
+//   byte_limits FILE...
+//
+// One line per FILE, tab-separated, after a header line:
+//   file  input_MB  disk_MB  read_MBps  inflate_MBps  memcpy_MBps  index_MBps
+// read: read() of the file, out of a warm page cache, into one 1 MiB buffer (what the loader's
+// reading costs at least; MB/s of the bytes on disk, compressed for a .gz); inflate: the same bytes inflated by the loader's own InputSource
+// (ISA-L's igzip, or zlib without it; 0 for a plain file) into that buffer; memcpy: the
+// uncompressed bytes copied once, from memory already touched to memory already touched (what
+// any pass over them costs at least); index: simdjson's structural index of the whole document,
+// its stage 1, which On-Demand builds before it reads a single value (any parse with simdjson
+// costs at least that). MB = 10^6 bytes of uncompressed JSON; each number is the best of three
+// runs on one thread.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/input_source.hpp"
+#include "trace/load_error.hpp"
+
+namespace {
+
+constexpr int kRuns = 3;                  // best of three: the first run may still warm caches
+constexpr size_t kReadChunk = size_t{1} << 20;  // the loader reads in chunks of about this size
+
+template <class F>
+double best_seconds(F&& run) {
+  double best = 1e300;
+  for (int i = 0; i < kRuns; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+double read_seconds(const std::string& path, std::vector<char>& chunk) {
+  return best_seconds([&] {
+    const int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw std::runtime_error("cannot open " + path);
+    while (read(fd, chunk.data(), chunk.size()) > 0) {
+    }
+    close(fd);
+  });
+}
+
+// The whole uncompressed JSON, through the loader's input path, with simdjson's padding.
+// inflate_seconds: the best of three runs of the source's own inflating (its background thread's
+// time, InputSource::produce_seconds), not the copying into the string here.
+simdjson::padded_string uncompressed(const std::string& path, double& inflate_seconds) {
+  std::string bytes;
+  inflate_seconds = 1e300;
+  for (int i = 0; i < kRuns; ++i) {
+    whyslow::InputSource in(path);
+    std::string all;
+    all.reserve(bytes.size());
+    std::vector<char> chunk(kReadChunk);
+    for (size_t n; (n = in.read(chunk.data(), chunk.size())) > 0;) all.append(chunk.data(), n);
+    inflate_seconds = std::min(inflate_seconds, in.produce_seconds());
+    bytes = std::move(all);
+  }
+  return simdjson::padded_string(bytes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: byte_limits FILE...\n");
+    return 1;
+  }
+  std::printf("file\tinput_MB\tdisk_MB\tread_MBps\tinflate_MBps\tmemcpy_MBps\tindex_MBps\n");
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string path = argv[i];
+      std::vector<char> chunk(kReadChunk);
+      const double read_s = read_seconds(path, chunk);
+      double inflate_s = 0;
+      const simdjson::padded_string json = uncompressed(path, inflate_s);
+      const bool compressed = whyslow::InputSource(path).compressed();
+      const double mb = static_cast<double>(json.size()) / 1e6;
+
+      std::unique_ptr<char[]> copy(new char[json.size()]);
+      std::memset(copy.get(), 0, json.size());  // touched, so the copy measures copying, not page faults
+      const double memcpy_s = best_seconds([&] { std::memcpy(copy.get(), json.data(), json.size()); });
+
+      simdjson::ondemand::parser parser(json.size());
+      if (parser.allocate(json.size())) throw std::runtime_error("simdjson cannot allocate for " + path);
+      const double index_s = best_seconds([&] {
+        simdjson::ondemand::document doc;
+        if (parser.iterate(json).get(doc)) throw std::runtime_error("simdjson cannot index " + path);
+      });
+      // The index is built, not promised: walking it to the last event after the timed runs
+      // fails on an unindexed document.
+      {
+        simdjson::ondemand::document doc;
+        size_t events = 0;
+        simdjson::ondemand::array arr;
+        if (parser.iterate(json).get(doc) || doc["traceEvents"].get_array().get(arr) || arr.count_elements().get(events))
+          throw std::runtime_error("simdjson cannot walk " + path);
+        std::fprintf(stderr, "byte_limits: %s: %zu events in traceEvents\n", path.c_str(), events);
+      }
+
+      struct stat st {};
+      const double disk_mb = stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) / 1e6 : 0;
+      std::printf("%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\n", path.c_str(), mb, disk_mb, disk_mb / read_s,
+                  compressed ? mb / inflate_s : 0.0, mb / memcpy_s, mb / index_s);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "byte_limits: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
