@@ -59,19 +59,24 @@ double read_seconds(const std::string& path, std::vector<char>& chunk) {
 // The whole uncompressed JSON, through the loader's input path, with simdjson's padding.
 // inflate_seconds: the best of three runs of the source's own inflating (its background thread's
 // time, InputSource::produce_seconds), not the copying into the string here.
-simdjson::padded_string uncompressed(const std::string& path, double& inflate_seconds) {
+struct Uncompressed {
+  simdjson::padded_string json;
+  bool compressed = false;
+  double inflate_seconds = 1e300;
+};
+
+Uncompressed uncompressed(const std::string& path, std::vector<char>& chunk) {
+  Uncompressed out;
   std::string bytes;
-  inflate_seconds = 1e300;
   for (int i = 0; i < kRuns; ++i) {
     whyslow::InputSource in(path);
-    std::string all;
-    all.reserve(bytes.size());
-    std::vector<char> chunk(kReadChunk);
-    for (size_t n; (n = in.read(chunk.data(), chunk.size())) > 0;) all.append(chunk.data(), n);
-    inflate_seconds = std::min(inflate_seconds, in.produce_seconds());
-    bytes = std::move(all);
+    bytes.clear();
+    for (size_t n; (n = in.read(chunk.data(), chunk.size())) > 0;) bytes.append(chunk.data(), n);
+    out.inflate_seconds = std::min(out.inflate_seconds, in.produce_seconds());
+    out.compressed = in.compressed();
   }
-  return simdjson::padded_string(bytes);
+  out.json = simdjson::padded_string(bytes);
+  return out;
 }
 
 }  // namespace
@@ -87,9 +92,8 @@ int main(int argc, char** argv) {
       const std::string path = argv[i];
       std::vector<char> chunk(kReadChunk);
       const double read_s = read_seconds(path, chunk);
-      double inflate_s = 0;
-      const simdjson::padded_string json = uncompressed(path, inflate_s);
-      const bool compressed = whyslow::InputSource(path).compressed();
+      const Uncompressed in = uncompressed(path, chunk);
+      const simdjson::padded_string& json = in.json;
       const double mb = static_cast<double>(json.size()) / 1e6;
 
       std::unique_ptr<char[]> copy(new char[json.size()]);
@@ -116,7 +120,7 @@ int main(int argc, char** argv) {
       struct stat st {};
       const double disk_mb = stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) / 1e6 : 0;
       std::printf("%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\n", path.c_str(), mb, disk_mb, disk_mb / read_s,
-                  compressed ? mb / inflate_s : 0.0, mb / memcpy_s, mb / index_s);
+                  in.compressed ? mb / in.inflate_seconds : 0.0, mb / memcpy_s, mb / index_s);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "byte_limits: %s\n", e.what());

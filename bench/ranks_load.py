@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """How long a job's ranks take to explain together (`whyslow explain r0 r1 …`: loaded in parallel,
 one thread per file up to the cores) against one rank alone and against the ranks explained one
-after another, each also as MB/s of JSON (a .gz counted uncompressed): best wall time of N runs (time.perf_counter around each process), and the peak RSS
-of one more run (/usr/bin/time -f %M). Default traces: the 8 public DLRM ranks (PARAM).
+after another, each also as MB/s of JSON (a .gz counted uncompressed): best wall time of N runs
+(time.perf_counter around each process), and the peak RSS of one more run (/usr/bin/time -f %M).
+Default traces: the 8 public DLRM ranks (PARAM).
 
 Usage: ranks_load.py [--runs N] [--whyslow BIN] [TRACE …]
 """
