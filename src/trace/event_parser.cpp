@@ -99,10 +99,14 @@ inline std::string_view key_of(od::field& f, Scratch& scratch) {
   return escaped_key(p, scratch);
 }
 
-template <typename T>
-const char* location(T& v) {
+// Where a value starts: its token's first byte, which stays put after the value is read.
+// Cheaper than current_location(), an out-of-line call taken three times per event.
+const char* location(od::value& v) { return v.raw_json_token().data(); }
+
+// Where the document's iterator stands (after an error: at the token it failed on).
+const char* location(od::document& doc) {
   const char* where = nullptr;
-  return v.current_location().get(where) ? nullptr : where;
+  return doc.current_location().get(where) ? nullptr : where;
 }
 
 std::string quoted(std::string_view key) { return "'" + printable(key) + "'"; }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/id_column.hpp"
 #include "trace/string_pool.hpp"
 
 namespace whyslow {
@@ -144,8 +145,8 @@ struct Trace {
   // by slice_trace to link a slice again, by nothing after. The pipeline drops them before the
   // analyses (drop_raw_ids()), so analysis and report code must not read them.
   std::vector<NameId> category;      // raw `cat` (kNoName when absent)
-  std::vector<int64_t> correlation;  // args.correlation; 0 when absent
-  std::vector<int64_t> external_id;  // args["External id"]; 0 when absent
+  IdColumn correlation;              // args.correlation; 0 when absent
+  IdColumn external_id;              // args["External id"]; 0 when absent
   std::vector<EventId> parent;       // enclosing event on the same track, or kNoEvent
   // GPU activity → the runtime/driver call that launched it (same `correlation`);
   // runtime/driver call → the first GPU activity it launched. kNoEvent when unresolved.
@@ -196,12 +197,12 @@ struct Trace {
   LoadTimes load_times;
 
   size_t size() const { return start_ns.size(); }
-  // Frees the raw id columns (20 bytes per event) once the links are built: a sixth of a loaded
+  // Frees the raw id columns (12 bytes per event, 20 where an id needs 64 bits) once the links are built: a sixth of a loaded
   // trace, before the analyses' own peak.
   void drop_raw_ids() {
     std::vector<NameId>().swap(category);
-    std::vector<int64_t>().swap(correlation);
-    std::vector<int64_t>().swap(external_id);
+    correlation = {};
+    external_id = {};
   }
   int64_t end_ns(EventId e) const { return start_ns[e] + dur_ns[e]; }
   std::string_view name_of(EventId e) const { return names.view(name[e]); }

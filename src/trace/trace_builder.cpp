@@ -359,15 +359,26 @@ void TraceBuilder::link_events() {
   // The events carrying each id, ordered by (id, event): 4 bytes per entry, not a copy of the
   // key (the load's memory peaks here), and nearly in order already, since writers number ids in
   // the order they write events: merging the runs sorts them.
-  std::vector<EventId> by_correlation, by_external;
-  for (EventId e = 0; e < t.size(); ++e) {
+  // Counted first and filled to size: growing them would copy each once more at the peak.
+  const auto carries_correlation = [&](EventId e) { return is_host_api(t.kind[e]) && t.correlation[e] != 0; };
+  const auto carries_external = [&](EventId e) {
     const EventKind k = t.kind[e];
-    if (is_host_api(k) && t.correlation[e] != 0) by_correlation.push_back(e);
-    if ((k == EventKind::CpuOp || k == EventKind::UserAnnotation) && t.external_id[e] != 0 &&
-        t.tracks[t.track[e]].kind == TrackKind::Cpu)
-      by_external.push_back(e);
+    return (k == EventKind::CpuOp || k == EventKind::UserAnnotation) && t.external_id[e] != 0 &&
+           t.tracks[t.track[e]].kind == TrackKind::Cpu;
+  };
+  size_t correlations_count = 0, externals_count = 0;
+  for (EventId e = 0; e < t.size(); ++e) {
+    correlations_count += carries_correlation(e);
+    externals_count += carries_external(e);
   }
-  auto sort_by = [](std::vector<EventId>& v, const std::vector<int64_t>& key) {
+  std::vector<EventId> by_correlation, by_external;
+  by_correlation.reserve(correlations_count);
+  by_external.reserve(externals_count);
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (carries_correlation(e)) by_correlation.push_back(e);
+    if (carries_external(e)) by_external.push_back(e);
+  }
+  auto sort_by = [](std::vector<EventId>& v, const IdColumn& key) {
     sort_runs(v.begin(), v.end(), [&](EventId a, EventId b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
   };
   sort_by(by_correlation, t.correlation);
@@ -376,7 +387,7 @@ void TraceBuilder::link_events() {
   // previous search of the table ended: events come in nearly the order of their ids.
   struct Table {
     const std::vector<EventId>& events;
-    const std::vector<int64_t>& key;
+    const IdColumn& key;
     std::vector<EventId>::const_iterator last_found = events.begin();
     EventId find(int64_t id) {
       last_found = gallop_lower_bound(events.begin(), events.end(), last_found, id,
