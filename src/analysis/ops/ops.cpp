@@ -107,9 +107,12 @@ std::vector<OpRow> op_table(const Trace& t) {
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
   // Children counts double as the live counts of the merging below (a node's count changes only
-  // after its own turn). Arrays of the node count hold this pass's memory: the lists go once copied.
+  // after its own turn); the merging asks only whether a count is one, so they saturate at two
+  // and take a byte. Arrays of the node count hold this pass's memory: the lists go once copied.
+  constexpr uint8_t kManyChildren = 2;
   std::vector<EventId> nodes;
-  std::vector<int32_t> parent, rep, live_children;
+  std::vector<int32_t> parent, rep;
+  std::vector<uint8_t> live_children;
   size_t node_count = 0;
   for (const auto& list : per_track) node_count += list.size();
   nodes.reserve(node_count);
@@ -132,7 +135,7 @@ std::vector<OpRow> op_table(const Trace& t) {
       }
       parent.push_back(p);
       live_children.push_back(0);
-      if (p >= 0) ++live_children[p];
+      if (p >= 0 && live_children[p] < kManyChildren) ++live_children[p];
       open.push_back(i);
     }
     std::vector<EventId>().swap(list);
@@ -160,15 +163,7 @@ std::vector<OpRow> op_table(const Trace& t) {
       live_children[p] = live_children[i];  // i's own count: unchanged until its turn
     }
   }
-  // A merged chain keeps the kernels of its innermost merged node (torch: parent.kernels =
-  // child.kernels, "lift kernels up"): nodes come parents first, so the last merge wins.
-  // The live counts are done with: their array becomes kernels_from (an entry is written at its
-  // own turn or later, by a node after it).
-  std::vector<int32_t> kernels_from = std::move(live_children);
-  for (size_t i = 0; i < n; ++i) {
-    kernels_from[i] = static_cast<int32_t>(i);
-    if (rep[i] != static_cast<int32_t>(i)) kernels_from[rep[i]] = static_cast<int32_t>(i);
-  }
+  std::vector<uint8_t>().swap(live_children);
   // 3. Rows, summed per name id first (a name repeats over millions of events), then per row key
   // (ProfilerStep#N names share one). A chain's self CPU time is its head's duration less its
   // children's: added and subtracted straight into the sums, which is all the rows need of it.
@@ -189,14 +184,19 @@ std::vector<OpRow> op_table(const Trace& t) {
     if (parent[i] >= 0) host_sums[t.name_slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
   }
 
-  // 4. Device time (its per-node sums were taken in step 2). In place, a chain head's self device
-  // time: it reads its innermost node, never one before it, so no value is read after its
-  // overwrite. In place again, the device total: walked backwards, a node is complete before it
-  // joins its parent.
+  // 4. Device time (its per-node sums were taken in step 2). A merged chain keeps the kernels of
+  // its innermost merged node (torch: parent.kernels = child.kernels, "lift kernels up"): in
+  // place, each merged node hands its own time to its head, parents first, so the innermost
+  // writes last; a merged node's own time is read at its turn, before anything writes it (only
+  // heads are written). In place again, the device total: walked backwards, a node is complete
+  // before it joins its parent.
   for (size_t i = 0; i < n; ++i) {
-    device[i] = is_head(i) ? device[kernels_from[i]] : 0;
-    if (is_head(i)) host_sums[t.name_slot(nodes[i])].self_device_ns += device[i];
+    if (is_head(i)) continue;
+    device[rep[i]] = device[i];
+    device[i] = 0;
   }
+  for (size_t i = 0; i < n; ++i)
+    if (is_head(i)) host_sums[t.name_slot(nodes[i])].self_device_ns += device[i];
   for (size_t i = n; i-- > 0;) {
     if (!is_head(i)) continue;
     host_sums[t.name_slot(nodes[i])].device_total_ns += device[i];
