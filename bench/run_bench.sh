@@ -16,7 +16,8 @@
 #    minutes and more memory (~8x the JSON) than a shared 2-core machine may have;
 # 4. prints three markdown tables: throughput and memory against json.load; where whyslow's
 #    time goes, stage by stage; and each stage's MB/s per core against the floor byte_limits
-#    measures on the same file (read(), inflate, memcpy, simdjson's index; files up to 1 GB).
+#    measures on the same file (read(), inflate, memcpy, simdjson's index, its On-Demand walk;
+#    files up to 1 GB).
 #
 # whyslow plans its threads for the cores its CPU affinity gives it (inflating, parsing, framing
 # and building, then the analyses); to measure it on two cores of a bigger machine:
@@ -126,14 +127,15 @@ def whyslow(path):
 
 
 def byte_limits(path):
-    """One core's read, inflate, memcpy and simdjson-index MB/s on this file (bench/byte_limits.cpp)."""
+    """One core's read, inflate, memcpy, simdjson-index and On-Demand-walk MB/s on this file (bench/byte_limits.cpp)."""
     if not os.path.exists(limits):
         return None
     r = subprocess.run([limits, path], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"run_bench: byte_limits failed on {path}:\n{r.stderr.strip()}")
     row = r.stdout.strip().splitlines()[-1].split("\t")
-    return dict(read=float(row[3]), inflate=float(row[4]), memcpy=float(row[5]), index=float(row[6]))
+    return dict(read=float(row[3]), inflate=float(row[4]), memcpy=float(row[5]), index=float(row[6]),
+                walk=float(row[7]))
 
 
 def python_json(path):
@@ -219,11 +221,13 @@ if any(r["lim"] and r["w"]["stages"] for r in rows):
     print("Each stage per core against the machine's floor (MB/s of uncompressed JSON per second of "
           "one core's time in that stage; read per byte on disk). The floor, one core, same file "
           "(bench/byte_limits): a read() out of the page cache, the loader's own inflate, a memcpy "
-          "of the JSON, and simdjson's structural index of it (its stage 1, which any parse with "
-          "simdjson pays first).")
+          "of the JSON, simdjson's structural index of it (its stage 1, which any parse with "
+          "simdjson pays first), and that index with On-Demand's walk over every field of every "
+          "event and its args, taking each key and value text as written (what any On-Demand "
+          "reader of the events pays; the parse's excess over it is whyslow's own work).")
     print()
-    print("| file | read | floor: read() | inflate | floor: inflate | frame | parse | floor: simdjson index | build | analyze | floor: memcpy |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | read | floor: read() | inflate | floor: inflate | frame | parse | floor: simdjson index | floor: index + walk | build | analyze | floor: memcpy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         st, lim, mb = r["w"]["stages"], r["lim"], r["mb"]
         if not st or not lim:
@@ -231,7 +235,7 @@ if any(r["lim"] and r["w"]["stages"] for r in rows):
         rate = lambda seconds, nbytes=mb: f"{nbytes / seconds:.0f}" if seconds > 0 else "–"
         cells = [rate(st["read"], r["disk"]), f"{lim['read']:.0f}", rate(st["inflate"]),
                  f"{lim['inflate']:.0f}" if lim["inflate"] else "–", rate(st["frame"]), rate(st["parse"]),
-                 f"{lim['index']:.0f}", rate(st["build"]), rate(st["analyze"]), f"{lim['memcpy']:.0f}"]
+                 f"{lim['index']:.0f}", f"{lim['walk']:.0f}", rate(st["build"]), rate(st["analyze"]), f"{lim['memcpy']:.0f}"]
         print(f"| {short(r['name'])} | " + " | ".join(cells) + " |")
     print()
     print("(analyze is wall-clock time on the cores there are; the others are one thread's.)")
