@@ -69,6 +69,14 @@ struct Scratch {
     }
     batch.texts.push_back({field, index});
   }
+  // Takes `text` as the field's string if it is the previous one's (already checked and added):
+  // false otherwise, and nothing is taken.
+  bool repeat(TextField field, std::string_view text) {
+    const auto& [previous, previous_index] = last[static_cast<size_t>(field)];
+    if (!previous.data() || !same_bytes(text, previous)) return false;
+    batch.texts.push_back({field, previous_index});
+    return true;
+  }
 };
 
 [[gnu::noinline]] std::string_view escaped_key(const char* p, Scratch& scratch) {
@@ -97,6 +105,14 @@ inline std::string_view key_of(od::field& f, Scratch& scratch) {
   while (*q != '"' && *q != '\\') ++q;  // the key is a complete string: a quote ends it
   if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
   return escaped_key(p, scratch);
+}
+
+// Whether `key` is the literal `name`: a compare of the literal's compile-time length, which the
+// compiler turns into a load or two (string_view's == calls memcmp with the key's run-time length,
+// 1.5 % of a load's CPU time when every key of every event went through it).
+template <size_t N>
+inline bool key_is(std::string_view key, const char (&name)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
 }
 
 // Where a value starts: its token's first byte, which stays put after the value is read.
@@ -135,7 +151,30 @@ inline od::json_type type_of(od::value& v, std::string_view key) {
   return value;
 }
 
+// Whether a string inside the batch holds a backslash, 16 bytes at a time (an inline loop: most
+// strings are a few dozen bytes, where a call to memchr costs more than the scan). Reading up to 15
+// bytes past the string is safe: the batch's last event is followed by simdjson's padding.
+inline bool has_backslash(std::string_view text) {
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (size_t i = 0; i < text.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    unsigned hits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)));
+    if (text.size() - i < 16) hits &= (1u << (text.size() - i)) - 1;
+    if (hits) return true;
+  }
+  return false;
+}
+
+// A string value (its type checked by the caller), unescaped. Kineto's strings rarely hold a
+// backslash: those without one are their bytes in place, between the quotes (stage 1 has already
+// checked their UTF-8 and that they hold no control byte), with no copy into simdjson's string
+// buffer; the rest are unescaped by simdjson.
 inline std::string_view string_value(od::value& v, std::string_view key, Scratch& scratch) {
+  const std::string_view token = trim(v.raw_json_token());  // "…", to the next structural byte
+  if (token.size() >= 2 && token.back() == '"') [[likely]] {
+    const std::string_view text = token.substr(1, token.size() - 2);
+    if (!has_backslash(text)) return text;
+  }
   std::string_view s;
   if (!v.get_string().get(s)) [[likely]] return s;
   return string_slow_path(v, key, scratch);
@@ -215,6 +254,8 @@ void id_text(od::value& v, std::string_view key, TextField field, Scratch& scrat
   }
   if (t == od::json_type::array || t == od::json_type::object)
     throw EventFieldError{quoted(key) + " must be a number or a string, got " + type_name(t), location(v)};
+  // A number: the same text as the previous event's (one thread's events in a row) was checked then.
+  if (t == od::json_type::number && scratch.repeat(field, trim(v.raw_json_token()))) return;
   scratch.text(field, scalar_text(v, t, key));
 }
 
@@ -245,61 +286,61 @@ void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
     od::value& v = f.value();  // a reference too, not a copy
     switch (key.size()) {
       case 3:
-        if (key == "Seq") e.comm.seq = int_arg(v, key, -1);
+        if (key_is(key, "Seq")) e.comm.seq = int_arg(v, key, -1);
         break;
       case 4:
-        if (key == "grid") { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
-        else if (key == "name") string_or_raw(v, key, TextField::MetaValue, scratch);
-        else if (key == "Addr") { e.memory.addr = int_arg(v, key, -1); e.has_memory = true; }
+        if (key_is(key, "grid")) { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
+        else if (key_is(key, "name")) string_or_raw(v, key, TextField::MetaValue, scratch);
+        else if (key_is(key, "Addr")) { e.memory.addr = int_arg(v, key, -1); e.has_memory = true; }
         break;
       case 5:
-        if (key == "block") { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
-        else if (key == "bytes") e.gpu.bytes = int_arg(v, key, -1);
-        else if (key == "dtype") string_or_raw(v, key, TextField::CommDtype, scratch);
-        else if (key == "Bytes") { e.memory.bytes = int_arg(v, key, 0); e.has_memory = true; }
+        if (key_is(key, "block")) { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
+        else if (key_is(key, "bytes")) e.gpu.bytes = int_arg(v, key, -1);
+        else if (key_is(key, "dtype")) string_or_raw(v, key, TextField::CommDtype, scratch);
+        else if (key_is(key, "Bytes")) { e.memory.bytes = int_arg(v, key, 0); e.has_memory = true; }
         break;
       case 6:
-        if (key == "labels") string_or_raw(v, key, TextField::MetaValue, scratch);
+        if (key_is(key, "labels")) string_or_raw(v, key, TextField::MetaValue, scratch);
         break;
       case 9:
-        if (key == "Device Id") e.memory.device_id = static_cast<int32_t>(int_arg(v, key, -1));
+        if (key_is(key, "Device Id")) e.memory.device_id = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 10:
-        if (key == "Input type") string_or_raw(v, key, TextField::InputType, scratch);
-        else if (key == "Input Dims") string_or_raw(v, key, TextField::InputDims, scratch);
-        else if (key == "Group size") e.comm.group_size = static_cast<int32_t>(int_arg(v, key, -1));
+        if (key_is(key, "Input type")) string_or_raw(v, key, TextField::InputType, scratch);
+        else if (key_is(key, "Input Dims")) string_or_raw(v, key, TextField::InputDims, scratch);
+        else if (key_is(key, "Group size")) e.comm.group_size = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 11:
-        if (key == "correlation") e.correlation = int_arg(v, key);
-        else if (key == "External id" || key == "external id") e.external_id = int_arg(v, key);
-        else if (key == "Device Type") e.memory.device_type = static_cast<int32_t>(int_arg(v, key, -1));
+        if (key_is(key, "correlation")) e.correlation = int_arg(v, key);
+        else if (key_is(key, "External id") || key_is(key, "external id")) e.external_id = int_arg(v, key);
+        else if (key_is(key, "Device Type")) e.memory.device_type = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       case 13:
-        if (key == "shared memory") e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
-        else if (key == "Input Strides") string_or_raw(v, key, TextField::InputStrides, scratch);
-        else if (key == "In msg nelems") e.comm.in_nelems = int_arg(v, key, -1);
+        if (key_is(key, "shared memory")) e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
+        else if (key_is(key, "Input Strides")) string_or_raw(v, key, TextField::InputStrides, scratch);
+        else if (key_is(key, "In msg nelems")) e.comm.in_nelems = int_arg(v, key, -1);
         // torch 2.x writes 0 on forward ops and the forward thread's id on backward ops.
-        else if (key == "Fwd thread id") e.forward_linked = int_arg(v, key) != 0;
+        else if (key_is(key, "Fwd thread id")) e.forward_linked = int_arg(v, key) != 0;
         break;
       case 14:
-        if (key == "cuda_sync_kind") string_or_raw(v, key, TextField::SyncKind, scratch);
-        else if (key == "Out msg nelems") e.comm.out_nelems = int_arg(v, key, -1);
-        else if (key == "Total Reserved") { e.memory.total_reserved = int_arg(v, key, -1); e.has_memory = true; }
+        if (key_is(key, "cuda_sync_kind")) string_or_raw(v, key, TextField::SyncKind, scratch);
+        else if (key_is(key, "Out msg nelems")) e.comm.out_nelems = int_arg(v, key, -1);
+        else if (key_is(key, "Total Reserved")) { e.memory.total_reserved = int_arg(v, key, -1); e.has_memory = true; }
         break;
       case 15:
-        if (key == "Concrete Inputs") string_or_raw(v, key, TextField::ConcreteInputs, scratch);
-        else if (key == "Collective name") string_or_raw(v, key, TextField::CommCollective, scratch);
-        else if (key == "Total Allocated") { e.memory.total_allocated = int_arg(v, key, -1); e.has_memory = true; }
-        else if (key == "Sequence number") e.sequence = int_arg(v, key, -1);
+        if (key_is(key, "Concrete Inputs")) string_or_raw(v, key, TextField::ConcreteInputs, scratch);
+        else if (key_is(key, "Collective name")) string_or_raw(v, key, TextField::CommCollective, scratch);
+        else if (key_is(key, "Total Allocated")) { e.memory.total_allocated = int_arg(v, key, -1); e.has_memory = true; }
+        else if (key_is(key, "Sequence number")) e.sequence = int_arg(v, key, -1);
         break;
       case 16:  // older torch names the group by number only
-        if (key == "Process Group ID") string_or_raw(v, key, TextField::CommGroupId, scratch);
+        if (key_is(key, "Process Group ID")) string_or_raw(v, key, TextField::CommGroupId, scratch);
         break;
       case 18:
-        if (key == "Process Group Name") string_or_raw(v, key, TextField::CommGroupName, scratch);
+        if (key_is(key, "Process Group Name")) string_or_raw(v, key, TextField::CommGroupName, scratch);
         break;
       case 20:
-        if (key == "registers per thread") e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));
+        if (key_is(key, "registers per thread")) e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));
         break;
       default:
         break;
@@ -313,34 +354,34 @@ void parse_event_object(od::object& obj, ParsedEvent& e, Scratch& scratch) {
     od::field& f = field_result.value_unsafe();  // in place: a copy costs a store-forwarding stall
     const std::string_view key = key_of(f, scratch);
     od::value& v = f.value();  // a reference too, not a copy
-    if (key == "ph") {
+    if (key_is(key, "ph")) {
       const char* where = location(v);
       if (type_of(v, key) != od::json_type::string)
         throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", where};
       const std::string_view ph = string_value(v, key, scratch);
       if (ph.empty()) throw EventFieldError{"'ph' must be a one-letter string such as \"X\"", where};
       e.ph = ph[0];
-    } else if (key == "name") {
+    } else if (key_is(key, "name")) {
       string_or_raw(v, key, TextField::Name, scratch);
-    } else if (key == "cat") {
+    } else if (key_is(key, "cat")) {
       string_or_raw(v, key, TextField::Category, scratch);
-    } else if (key == "ts") {
+    } else if (key_is(key, "ts")) {
       e.ts_ns = time_field(v, key);
       e.has_ts = true;
-    } else if (key == "dur") {
+    } else if (key_is(key, "dur")) {
       if (type_of(v, key) == od::json_type::null) {
         scalar_text(v, od::json_type::null, key);
       } else {
         e.dur_ns = time_field(v, key);
         e.has_dur = true;
       }
-    } else if (key == "pid") {
+    } else if (key_is(key, "pid")) {
       id_text(v, key, TextField::Pid, scratch);
-    } else if (key == "tid") {
+    } else if (key_is(key, "tid")) {
       id_text(v, key, TextField::Tid, scratch);
-    } else if (key == "id") {
+    } else if (key_is(key, "id")) {
       e.correlation = int_arg(v, key);  // flow id: equals the launch's correlation
-    } else if (key == "args") {
+    } else if (key_is(key, "args")) {
       const od::json_type t = type_of(v, key);
       if (t == od::json_type::object) {
         od::object args;
