@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
-#include "common/process_memory.hpp"
 #include "explain/finding.hpp"
 #include "report/text/text_report.hpp"
 #include "trace/load_error.hpp"
@@ -85,7 +84,6 @@ int usage(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  whyslow::return_large_blocks_to_the_system();  // as the whyslow executable does
   int repeat = 1;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {

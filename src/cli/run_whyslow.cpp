@@ -5,14 +5,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/subcommand_typo.hpp"
-#include "common/process_memory.hpp"
 #include "report/json/schema.hpp"
 #include "trace/load_error.hpp"
 
 namespace whyslow::cli {
 
 int run_whyslow(int argc, char** argv) {
-  whyslow::return_large_blocks_to_the_system();
   CLI::App app{"whyslow: reads a torch.profiler / Kineto trace and says, with numbers, why the program is slow"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "whyslow " + std::string(whyslow::kWhyslowVersion));

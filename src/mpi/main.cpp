@@ -15,7 +15,6 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
-#include "common/process_memory.hpp"
 #include "common/terminal_text.hpp"
 #include "mpi/gather.hpp"
 #include "mpi/inputs.hpp"
@@ -133,7 +132,6 @@ int run(int argc, char** argv, int rank, int processes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  whyslow::return_large_blocks_to_the_system();
   MPI_Init(&argc, &argv);
   int rank = 0, processes = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
