@@ -1,5 +1,5 @@
 // How the executables allocate (src/allocation/allocation_policy.cpp), linked into this test
-// alone: blocks of a huge page or more are their own mappings, aligned and advised for huge pages,
+// alone: blocks of two huge pages or more are their own mappings, aligned and advised for huge pages,
 // and unmapped on delete; smaller ones, and malloc's own chunks that happen to be aligned, stay
 // malloc's; and malloc maps every block of 128 KiB or more on its own, however large a block was
 // freed before.
@@ -19,6 +19,7 @@
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kMinLargeBlock = 2 * kHugePage;  // allocation_policy.cpp's
 
 bool aligned_to_huge_page(const void* p) { return reinterpret_cast<uintptr_t>(p) % kHugePage == 0; }
 
@@ -38,7 +39,7 @@ std::string vm_flags_of(uintptr_t a) {
   return "";
 }
 
-TEST(LargeBlocks, ABlockOfAHugePageOrMoreIsAlignedAdvisedAndUnmappedOnDelete) {
+TEST(LargeBlocks, ABlockOfTwoHugePagesOrMoreIsAlignedAdvisedAndUnmappedOnDelete) {
   const size_t size = 3 * kHugePage + 12345;
   char* p = static_cast<char*>(::operator new(size));
   EXPECT_TRUE(aligned_to_huge_page(p));
@@ -54,8 +55,8 @@ TEST(LargeBlocks, ABlockOfAHugePageOrMoreIsAlignedAdvisedAndUnmappedOnDelete) {
 }
 
 TEST(LargeBlocks, ASmallerBlockIsMallocs) {
-  void* p = ::operator new(kHugePage - 1);
-  EXPECT_GE(malloc_usable_size(p), kHugePage - 1);  // a malloc chunk: malloc knows its size
+  void* p = ::operator new(kMinLargeBlock - 1);
+  EXPECT_GE(malloc_usable_size(p), kMinLargeBlock - 1);  // a malloc chunk: malloc knows its size
   ::operator delete(p);
   void* q = ::operator new(0);  // a distinct, deletable pointer
   EXPECT_NE(q, nullptr);
