@@ -43,12 +43,12 @@ CommFacts communication(const Trace& t, const std::vector<StepFacts>& steps) {
     return from_op != kNoEvent ? from_op : param_op.of(t.launch_link[kernel]);
   };
   std::vector<Interval> compute;
+  CommKernels comm_kernels(t);
   for (EventId e = 0; e < t.size(); ++e)
-    if (is_gpu_activity(t.kind[e]) && !(t.kind[e] == EventKind::Kernel && is_comm_kernel(t.name_of(e))))
-      compute.emplace_back(t.start_ns[e], t.end_ns(e));
+    if (is_gpu_activity(t.kind[e]) && !comm_kernels.is(e)) compute.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(compute);
   for (EventId e = 0; e < t.size(); ++e) {
-    if (t.kind[e] != EventKind::Kernel || !is_comm_kernel(t.name_of(e))) continue;
+    if (!comm_kernels.is(e)) continue;
     CollectiveCall c;
     c.kernel = e;
     c.op = record_param_comms == kNoName ? kNoEvent : collective_op(e);

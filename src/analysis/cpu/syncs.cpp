@@ -10,8 +10,9 @@ namespace whyslow {
 SyncFacts sync_waits(const Trace& t, const std::vector<Interval>& gpu_busy) {
   SyncFacts f;
   std::vector<Interval> comm;
+  CommKernels comm_kernels(t);
   for (EventId e = 0; e < t.size(); ++e)
-    if (t.kind[e] == EventKind::Kernel && is_comm_kernel(t.name_of(e))) comm.emplace_back(t.start_ns[e], t.end_ns(e));
+    if (comm_kernels.is(e)) comm.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(comm);
   // A call is the distributed library's when an enclosing op, annotation or Python frame on its
   // thread names DDP, FSDP or c10d.

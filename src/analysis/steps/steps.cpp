@@ -21,6 +21,7 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
   StepLookup window_at(windows);  // the window holding a time
   std::vector<std::vector<Interval>> compute(windows.size()), comm(windows.size());
   HostWaitNames waits(t);
+  CommKernels comm_kernels(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (is_host_api(k)) {
@@ -40,7 +41,7 @@ void measure_windows(const Trace& t, std::vector<StepFacts>& windows, const std:
       if (k == EventKind::Kernel) ++s.kernels;
       else if (k == EventKind::Memcpy) ++s.memcpys;
       else ++s.memsets;
-      const bool is_comm = k == EventKind::Kernel && is_comm_kernel(t.name_of(e));
+      const bool is_comm = comm_kernels.is(e);
       (is_comm ? comm : compute)[w].emplace_back(t.start_ns[e], t.end_ns(e));
       s.gpu_end_ns = std::max(s.gpu_end_ns, t.end_ns(e));
     }
