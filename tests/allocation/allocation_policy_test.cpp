@@ -1,8 +1,7 @@
 // How the executables allocate (src/allocation/allocation_policy.cpp), linked into this test
 // alone: blocks of two huge pages or more are their own mappings, aligned and advised for huge pages,
 // and unmapped on delete; smaller ones, and malloc's own chunks that happen to be aligned, stay
-// malloc's; and malloc maps every block of 128 KiB or more on its own, however large a block was
-// freed before.
+// malloc's, from its heap: malloc maps nothing below 4 MiB, however large a block was freed before.
 #include <malloc.h>
 
 #include <gtest/gtest.h>
@@ -82,17 +81,25 @@ TEST(LargeBlocks, AMallocChunkThatHappensToBeAlignedIsFreedByMalloc) {
   std::free(again);
 }
 
-TEST(MediumBlocks, AreMallocsOwnMappingsEvenAfterALargerOneWasFreed) {
-  // glibc raises its mapping threshold to the size of a mapped chunk freed; fixed at start-up, it
-  // stays at 128 KiB. (volatile: the compiler may not drop the pair of calls.)
-  char* volatile larger = static_cast<char*>(std::malloc(size_t{1} << 20));
+// glibc marks a chunk it mapped on its own with bit 1 (IS_MMAPPED) of the size word before it.
+bool mapped_by_malloc(const void* p) { return (reinterpret_cast<const size_t*>(p)[-1] & 2) != 0; }
+
+TEST(SmallerBlocks, ComeFromMallocsHeapEvenAfterALargerOneWasFreed) {
+  // By default glibc maps a block of 128 KiB or more on its own and raises that threshold to the
+  // size of a mapped block freed; set at start-up, malloc maps nothing below 4 MiB, whatever was
+  // freed before. (volatile: the compiler may not drop the pairs of calls.)
+  char* volatile medium = static_cast<char*>(std::malloc(size_t{1} << 20));
+  medium[0] = 1;
+  EXPECT_FALSE(mapped_by_malloc(medium));
+  std::free(medium);
+  char* volatile larger = static_cast<char*>(std::malloc(kMinLargeBlock));  // malloc itself, not new
   larger[0] = 1;
+  EXPECT_TRUE(mapped_by_malloc(larger));
   std::free(larger);
-  char* volatile p = static_cast<char*>(std::malloc(size_t{256} << 10));
-  p[0] = 1;
-  // glibc marks a chunk it mapped on its own with bit 1 (IS_MMAPPED) of the size word before it.
-  EXPECT_NE(reinterpret_cast<const size_t*>(p)[-1] & 2, 0u);
-  std::free(p);
+  char* volatile again = static_cast<char*>(std::malloc(kMinLargeBlock));  // the threshold did not rise
+  again[0] = 1;
+  EXPECT_TRUE(mapped_by_malloc(again));
+  std::free(again);
 }
 
 TEST(LargeBlocks, VectorsGrowingAcrossTheThresholdKeepTheirContents) {
