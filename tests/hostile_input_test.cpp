@@ -233,6 +233,24 @@ TEST(HostileInput, NumbersThatAreNotJsonAreSyntaxErrors) {
   }
 }
 
+// The parser checks a pid or tid number once per run of events that repeat it; a string with the
+// same text before it ("01", valid as a string) must not let the invalid number 01 through.
+TEST(HostileInput, ANumberThatIsNotJsonIsAnErrorAfterAStringOfTheSameText) {
+  for (const std::string field : {"pid", "tid"}) {
+    SCOPED_TRACE(field);
+    const std::string first = R"({"ph":"X","name":"a",")" + field + R"(":"01","ts":1,"dur":1})";
+    const std::string second = R"({"ph":"X","name":"b",")" + field + R"(":01,"ts":2,"dur":1})";
+    const std::string what = expect_error_at(trace_json({first, second}), Kind::Syntax, R"(":01)");
+    EXPECT_NE(what.find("event #1"), std::string::npos) << what;
+  }
+  // And a number that repeats a valid one before it loads as that one.
+  const Trace t = load_text(trace_json({R"({"ph":"X","name":"a","pid":7,"tid":7,"ts":1,"dur":1})",
+                                        R"({"ph":"X","name":"b","pid":7,"tid":7,"ts":2,"dur":1})"}));
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.track[0], t.track[1]);
+  EXPECT_EQ(t.tracks[t.track[1]].pid, "7");
+}
+
 TEST(HostileInput, ValidValuesOfEveryKindLoad) {
   // Read or not; an array read as text keeps its spelling, less the whitespace around it.
   const Trace t = load_text(trace_json({R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"bp":"e",)"

@@ -69,14 +69,9 @@ struct Scratch {
     }
     batch.texts.push_back({field, index});
   }
-  // Takes `text` as the field's string if it is the previous one's (already checked and added):
-  // false otherwise, and nothing is taken.
-  bool repeat(TextField field, std::string_view text) {
-    const auto& [previous, previous_index] = last[static_cast<size_t>(field)];
-    if (!previous.data() || !same_bytes(text, previous)) return false;
-    batch.texts.push_back({field, previous_index});
-    return true;
-  }
+  // Per field, the text of the last number checked as JSON in it: the same bytes need no second
+  // check (a thread's events repeat their pid and tid).
+  std::array<std::string_view, kTextFields> checked_number{};
 };
 
 [[gnu::noinline]] std::string_view escaped_key(const char* p, Scratch& scratch) {
@@ -254,8 +249,12 @@ void id_text(od::value& v, std::string_view key, TextField field, Scratch& scrat
   }
   if (t == od::json_type::array || t == od::json_type::object)
     throw EventFieldError{quoted(key) + " must be a number or a string, got " + type_name(t), location(v)};
-  // A number: the same text as the previous event's (one thread's events in a row) was checked then.
-  if (t == od::json_type::number && scratch.repeat(field, trim(v.raw_json_token()))) return;
+  if (t == od::json_type::number) {
+    const std::string_view raw = trim(v.raw_json_token());
+    std::string_view& checked = scratch.checked_number[static_cast<size_t>(field)];
+    if (!checked.data() || !same_bytes(raw, checked)) checked = scalar_text(v, t, key);  // throws if not JSON
+    return scratch.text(field, raw);
+  }
   scratch.text(field, scalar_text(v, t, key));
 }
 
