@@ -44,12 +44,12 @@ constexpr size_t kHugePage = size_t{2} << 20;
 // less peak memory on the second; from 8 MiB, 15-25 % slower.
 constexpr size_t kMinLargeBlock = 2 * kHugePage;
 
-// The live large blocks (start → mapped length). Few (dozens), so a sorted vector under a mutex;
-// delete looks here only for pointers aligned to a huge page, which malloc's 16-byte-aligned
-// chunks almost never are, so a small block's delete takes no lock.
+// The live large blocks (start → mapped length). Few (dozens), so a vector under a mutex, searched
+// in full; delete looks here only for pointers aligned to a huge page, which malloc's
+// 16-byte-aligned chunks almost never are, so a small block's delete takes no lock.
 struct LargeBlocks {
   std::mutex m;
-  std::vector<std::pair<uintptr_t, size_t>> live;  // by start
+  std::vector<std::pair<uintptr_t, size_t>> live;
 };
 
 // Constructed on first use and never destroyed: delete may run after static destructors.
@@ -78,9 +78,7 @@ void* map_large(size_t size) {
   madvise(p, length, MADV_HUGEPAGE);  // advice: refused (THP off, old kernel) is not an error
   LargeBlocks& blocks = large_blocks();
   std::lock_guard lock(blocks.m);
-  auto it = blocks.live.begin();
-  while (it != blocks.live.end() && it->first < aligned) ++it;
-  blocks.live.insert(it, {aligned, length});
+  blocks.live.emplace_back(aligned, length);
   return p;
 }
 
@@ -92,10 +90,11 @@ bool unmap_large(void* p) {
   size_t length = 0;
   {
     std::lock_guard lock(blocks.m);
-    for (auto it = blocks.live.begin(); it != blocks.live.end(); ++it) {
-      if (it->first == start) {
-        length = it->second;
-        blocks.live.erase(it);
+    for (auto& block : blocks.live) {
+      if (block.first == start) {
+        length = block.second;
+        block = blocks.live.back();
+        blocks.live.pop_back();
         break;
       }
     }
@@ -127,8 +126,8 @@ void release(void* p) noexcept {
 
 }  // namespace
 
-// The plain and array forms; the sized, nothrow and array-delete forms of libstdc++ call these.
-// The aligned forms (alignas above 16) are left to the library: they allocate and free together,
+// Every form that allocates or frees an ordinary block: plain, array, nothrow and sized. The
+// aligned forms (alignas above 16) are left to the library: they allocate and free together,
 // through aligned_alloc and free, and never reach this code.
 void* operator new(size_t size) { return allocate(size); }
 void* operator new[](size_t size) { return allocate(size); }
