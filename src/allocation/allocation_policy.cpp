@@ -52,9 +52,10 @@ struct LargeBlocks {
   std::vector<std::pair<uintptr_t, size_t>> live;
 };
 
-// Constructed on first use and never destroyed: delete may run after static destructors.
+// Constructed on first use (a small block: malloc's, through the operator new below) and never
+// destroyed: delete may run after static destructors.
 LargeBlocks& large_blocks() {
-  static LargeBlocks* blocks = new (malloc(sizeof(LargeBlocks))) LargeBlocks;
+  static LargeBlocks* blocks = new LargeBlocks;
   return *blocks;
 }
 
