@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "analysis/graph/what_if.hpp"
 #include "analysis/passes.hpp"
 #include "common/task_group.hpp"
 #include "common/usable_cores.hpp"
@@ -72,6 +73,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   for (LoopFacts& l : f.loops)
     for (StepFacts& i : l.iterations) windows.push_back(&i);
   classify_gpu_idle(trace, windows);
+  // Last: the graph reads the steps, the CPU categories and the cold step.
+  f.graph = analyze_graph(trace, f);
   return f;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/comm/comm_names.hpp"
+#include "analysis/graph/graph_facts.hpp"
 #include "analysis/roofline/roofline.hpp"
 #include "trace/trace.hpp"
 
@@ -522,6 +523,7 @@ struct Facts {
   std::vector<LoopFacts> loops;  // at most one per step, in step order; a stepless trace: at most one
   std::vector<EagerAttention> eager_attention;  // by scores shape, largest GPU time first
   MemoryFacts memory;
+  GraphFacts graph;         // the dependency graph: steps replayed, critical paths, what-ifs (graph/)
 };
 
 // Runs every analysis pass in order.

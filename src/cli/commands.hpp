@@ -30,6 +30,7 @@ Command add_diff_command(CLI::App& app);      // diff_command.cpp
 Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
 Command add_digest_command(CLI::App& app);    // digest_command.cpp
+Command add_what_if_command(CLI::App& app);   // what_if_command.cpp
 
 // `explain` of several ranks (ranks_command.cpp), over the paths the arguments name (files, a
 // folder's traces, a glob's matches: trace/trace_set.hpp). is_one_trace: they are one trace file,

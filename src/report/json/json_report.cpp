@@ -7,6 +7,7 @@
 #include "report/json/json_report.hpp"
 #include "report/json/roofline_json.hpp"
 #include "report/json/idle_json.hpp"
+#include "report/json/graph_json.hpp"
 #include "report/json/loops_json.hpp"
 #include "report/json/memory_json.hpp"
 #include "report/json/schema.hpp"
@@ -80,6 +81,7 @@ void write_steps(JsonWriter& w, const Facts& facts) {
     report::write_gpu_idle(w, s.idle);
     report::write_step_comm(w, s);
     report::write_step_memory(w, facts, i);
+    report::write_step_replay(w, facts, i);
     w.end_object();
   }
   w.end_array();
@@ -294,6 +296,7 @@ std::string render_json(const Trace& trace, const Facts& facts, const std::vecto
   write_blocks(w, trace, facts);
   report::write_loops(w, trace, facts);
   report::write_memory(w, trace, facts);
+  report::write_replay(w, facts);
   write_findings(w, trace, facts, findings);
   report::write_ceilings(w, facts);
   report::write_collectives(w, trace, facts);

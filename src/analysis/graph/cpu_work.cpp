@@ -1,0 +1,99 @@
+// What each CPU-work node of the graph is made of: each instant of a thread counts where its
+// innermost open event's self time counts (Facts::cpu_category, cpu_time.cpp's rules; no event
+// open: Other). A node keeps its largest category (its name on a critical path), the part a CUDA
+// graph replay would not do, and its DataLoader time.
+#include <array>
+
+#include "analysis/graph/dependency_graph.hpp"
+
+namespace whyslow {
+namespace {
+
+// What a captured CUDA graph's replay does not do again: the host work that only issued the
+// captured launches (dispatch, the launch calls, allocator calls inside the region, Python that
+// drives the model, the profiler's bookkeeping, unannotated time between them). CPU math, data
+// loading, compilation and waiting stay.
+bool graph_skips(CpuCategory c) {
+  switch (c) {
+    case CpuCategory::Dispatch:
+    case CpuCategory::Launch:
+    case CpuCategory::Allocator:
+    case CpuCategory::Python:
+    case CpuCategory::Profiler:
+    case CpuCategory::Other: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void split_cpu_work(const Trace& t, const Facts& f, TrackId main_track, Graph& g) {
+  g.graph_skippable_ns.assign(g.size(), 0);
+  g.data_loading_ns.assign(g.size(), 0);
+  for (const GraphLane& lane : g.lanes) {
+    if (lane.gpu || lane.nodes.empty()) continue;
+    const Track& tr = t.tracks[lane.track];
+    size_t k = 0;  // the node the sweep is in
+    CpuBreakdown in_node{};
+    int64_t idle = 0;  // of the node, time with no event open
+    auto finish_node = [&](size_t at) {
+      const NodeId id = lane.nodes[at];
+      GraphNode& node = g.nodes[id];
+      if (node.kind == NodeKind::CpuWork) {
+        size_t best = static_cast<size_t>(CpuCategory::Other);
+        for (size_t c = 0; c < kCpuCategories; ++c) {
+          if (in_node[c] > in_node[best]) best = c;
+          if (graph_skips(static_cast<CpuCategory>(c))) g.graph_skippable_ns[id] += in_node[c];
+        }
+        node.category = static_cast<CpuCategory>(best);
+        g.data_loading_ns[id] = in_node[static_cast<size_t>(CpuCategory::DataLoading)];
+        if (lane.track != main_track && idle == node.dur_ns && node.dur_ns >= kMinHandoffIdleNs) node.kind = NodeKind::ThreadWait;
+      } else {
+        g.graph_skippable_ns[id] = graph_skips(node.category) ? node.dur_ns : 0;
+      }
+      in_node = {};
+      idle = 0;
+    };
+    // [a, b) of category c, handed to the nodes it overlaps (ascending calls).
+    auto add = [&](int64_t a, int64_t b, CpuCategory c, bool open) {
+      while (a < b && k < lane.nodes.size()) {
+        const GraphNode& node = g.nodes[lane.nodes[k]];
+        if (node.end_ns <= a) {
+          finish_node(k++);
+          continue;
+        }
+        const int64_t lo = std::max(a, node.start_ns), hi = std::min(b, node.end_ns);
+        if (lo < hi) {
+          in_node[static_cast<size_t>(c)] += hi - lo;
+          if (!open) idle += hi - lo;
+        }
+        if (node.end_ns >= b) return;
+        a = node.end_ns;
+      }
+    };
+    struct Open {
+      int64_t end;
+      CpuCategory cat;
+    };
+    std::vector<Open> stack;
+    int64_t cursor = g.nodes[lane.nodes.front()].start_ns;
+    auto close_until = [&](int64_t ts) {
+      while (!stack.empty() && stack.back().end <= ts) {
+        add(cursor, stack.back().end, stack.back().cat, true);
+        cursor = std::max(cursor, stack.back().end);
+        stack.pop_back();
+      }
+      add(cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat, !stack.empty());
+      cursor = std::max(cursor, ts);
+    };
+    for (EventId e : tr.events) {
+      if (t.dur_ns[e] <= 0 || t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
+      close_until(t.start_ns[e]);
+      stack.push_back({t.end_ns(e), e < f.cpu_category.size() ? f.cpu_category[e] : CpuCategory::Other});
+    }
+    close_until(g.nodes[lane.nodes.back()].end_ns);
+    while (k < lane.nodes.size()) finish_node(k++);
+  }
+}
+
+}  // namespace whyslow

@@ -1,0 +1,102 @@
+// CUDA graphs over each steady step. Model: the launches between two host waits of a step (a
+// capture cannot hold a sync) are captured once and replayed by one graph launch. The replay does
+// no host work of its own besides that launch: the CPU time that only issued the launches (dispatch,
+// launch calls, allocator calls, the Python that drives them: cpu_work.cpp's graph_skips) goes;
+// CPU math, data loading and waits stay. On the GPU the captured work keeps its durations; it waits
+// for nothing but the graph launch and the work before it on its stream (launch and stream lags
+// capped at the trace's nominal ones). With "reduce-overhead" (torch.compile's CUDA graph trees)
+// each step also pays the compiled wrapper's per-call cost.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "analysis/core/event_names.hpp"
+#include "analysis/core/median.hpp"
+#include "analysis/graph/edits/edits.hpp"
+
+namespace whyslow {
+namespace {
+
+// One cudaGraphLaunch of a small captured graph: 5.9-8.8 µs once warm (median ~7 µs) on the H200
+// with the profiler on (tests/fixtures/lab/mm_64_fp32_graph.json.gz); a trace's own graph
+// launches, where it has some, stand in for it.
+constexpr int64_t kGraphLaunchNs = 7'000;
+// torch.compile(mode="reduce-overhead")'s per-call host cost besides the graph launch: guards,
+// the CUDA graph tree's bookkeeping, input copies. The steady calls of the H200 fixtures spend
+// 124 µs (tests/fixtures/compile/ro_fixed.json.gz: region 135 µs, graph launch 11 µs) and 171 µs
+// (tests/fixtures/torch/mlp_bf16_reduce_overhead.json.gz: 188 − 17 µs) in the compiled region
+// outside the graph launch; the smaller stands for it.
+constexpr int64_t kReduceOverheadCallNs = 124'000;
+
+int64_t graph_launch_cost(const EditContext& c) {
+  std::vector<int64_t> d;
+  for (const GraphNode& n : c.graph.nodes)
+    if (n.kind == NodeKind::HostCall && is_graph_launch(c.trace.name_of(n.event))) d.push_back(n.dur_ns);
+  return d.size() >= 3 ? median(d) : kGraphLaunchNs;
+}
+
+}  // namespace
+
+EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, GraphState& s) {
+  EditOutcome out;
+  const bool reduce_overhead = param == "reduce-overhead";
+  if (!param.empty() && !reduce_overhead) {
+    out.why_not = fmt::format("cuda-graphs takes \"reduce-overhead\" or nothing, not \"{}\"", param);
+    return out;
+  }
+  const Graph& g = c.graph;
+  const int64_t launch_cost = graph_launch_cost(c);
+  uint64_t launches = 0, graphs = 0, graph_launches_seen = 0;
+  int64_t compile_ns = 0;  // the compiled wrapper's guard time the trace already shows (kept)
+  for (size_t i : c.steady) {
+    const StepSpan& sp = c.spans[i];
+    if (sp.empty()) continue;
+    bool open_region = false;
+    for (NodeId n = sp.first; n <= sp.last; ++n) {
+      const GraphNode& node = g.nodes[n];
+      if (node.kind == NodeKind::HostWait) {
+        open_region = false;
+        continue;
+      }
+      if (node.category == CpuCategory::Compile) compile_ns += node.end_ns - node.start_ns;
+      if (node.kind == NodeKind::HostCall && node.event != kNoEvent && is_graph_launch(c.trace.name_of(node.event)))
+        ++graph_launches_seen;
+      const bool launch = node.kind == NodeKind::HostCall && c.trace.is_launch(node.event);
+      if (launch) ++launches;
+      if (launch && !open_region) {
+        open_region = true;
+        ++graphs;
+        s.dur[n] = launch_cost;
+        continue;
+      }
+      s.dur[n] = std::max<int64_t>(0, s.dur[n] - g.graph_skippable_ns[n]);
+    }
+    for (NodeId w : launched_from(g, sp.first, sp.last)) {
+      s.order_lag[w] = std::min(s.order_lag[w], g.nominal.stream_gap_ns);
+      for (uint32_t k = g.edge_begin[w]; k < g.edge_begin[w + 1]; ++k)
+        if (g.edges[k].kind == EdgeKind::Launch) s.edge_lag[k] = std::min(s.edge_lag[k], g.nominal.launch_ns);
+    }
+  }
+  if (graph_launches_seen > 0) {
+    out.why_not = "the steady steps already replay CUDA graphs";
+    return out;
+  }
+  if (launches == 0) {
+    out.why_not = "the steady steps launch no GPU work";
+    return out;
+  }
+  const size_t steps = c.steady.size();
+  if (reduce_overhead) {
+    // The compiled wrapper's per-call cost, less the guard time the steps already spend, once per step.
+    const int64_t per_step = std::max<int64_t>(0, kReduceOverheadCallNs - compile_ns / static_cast<int64_t>(steps));
+    for (size_t i : c.steady)
+      if (!c.spans[i].empty()) s.dur[c.spans[i].first] += per_step;
+  }
+  out.applies = true;
+  out.change = fmt::format("{:.0f} launches per step → {:.0f} graph launch{}", static_cast<double>(launches) / static_cast<double>(steps),
+                           static_cast<double>(graphs) / static_cast<double>(steps), graphs == steps ? "" : "es");
+  if (reduce_overhead) out.change += fmt::format(", plus reduce-overhead's {} µs per call", kReduceOverheadCallNs / 1000);
+  return out;
+}
+
+}  // namespace whyslow

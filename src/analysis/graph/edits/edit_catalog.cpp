@@ -1,0 +1,36 @@
+#include <algorithm>
+#include <array>
+
+#include "analysis/graph/edits/edits.hpp"
+
+namespace whyslow {
+namespace {
+
+constexpr std::array kEdits = {
+    EditInfo{"one-off", "remove the one-off costs of the cold step", "", edit_one_off},
+    EditInfo{"cuda-graphs", "replay each step's launches as one CUDA graph",
+             "\"reduce-overhead\": as torch.compile(mode=\"reduce-overhead\"), with its per-call cost", edit_cuda_graphs},
+    EditInfo{"no-sync", "keep one host sync per step, at its end", "a name the waits to remove contain (the call or the op around it)",
+             edit_no_sync},
+    EditInfo{"pin", "pin the pageable copies' host memory and copy with non_blocking=True", "", edit_pin},
+    EditInfo{"workers", "load the data in DataLoader worker processes", "the number of workers (default 4)", edit_workers},
+};
+
+}  // namespace
+
+std::span<const EditInfo> edit_catalog() { return kEdits; }
+
+const EditInfo* find_edit(std::string_view name) {
+  for (const EditInfo& e : kEdits)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<NodeId> launched_from(const Graph& g, NodeId first, NodeId last) {
+  std::vector<NodeId> out;
+  auto it = std::lower_bound(g.launches.begin(), g.launches.end(), std::pair<NodeId, NodeId>{first, 0});
+  for (; it != g.launches.end() && it->first <= last; ++it) out.push_back(it->second);
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,60 @@
+// What-if edits (docs/GRAPH.md): each one a small, named change to the graph's state whose model
+// is documented in its file, with its parameters taken from the trace or from a named constant
+// that says where its value comes from. The replay of the edited state is the prediction.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/graph/step_replay.hpp"
+
+namespace whyslow {
+
+struct EditContext {
+  const Trace& trace;
+  const Facts& facts;
+  const Graph& graph;
+  const std::vector<StepSpan>& spans;   // step_spans()
+  const std::vector<size_t>& steady;    // steady_spans()
+};
+
+struct EditOutcome {
+  bool applies = false;
+  std::string why_not;  // when it does not apply: the trace has nothing it changes
+  std::string change;   // what it changed, in numbers
+  int scope_step = -1;  // the step it is measured on (an index into spans); -1: the steady step
+};
+
+using EditApply = EditOutcome (*)(const EditContext& context, std::string_view param, GraphState& state);
+
+struct EditInfo {
+  std::string_view name;   // the --edit name: "cuda-graphs"
+  std::string_view title;  // "capture each step in a CUDA graph"
+  std::string_view param;  // what its parameter means, "" when it takes none
+  EditApply apply;
+};
+std::span<const EditInfo> edit_catalog();
+const EditInfo* find_edit(std::string_view name);
+
+// The edits, one file each.
+EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_no_sync(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphState& s);
+
+// Shared by the edits: the steady steps' node ranges on their lane.
+template <class F>
+void for_each_steady_node(const EditContext& c, F&& f) {
+  for (size_t i : c.steady) {
+    const StepSpan& s = c.spans[i];
+    if (s.empty()) continue;
+    for (NodeId n = s.first; n <= s.last; ++n) f(i, n);
+  }
+}
+// The GPU work launched from nodes first..last of a lane.
+std::vector<NodeId> launched_from(const Graph& g, NodeId first, NodeId last);
+
+}  // namespace whyslow

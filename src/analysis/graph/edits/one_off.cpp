@@ -1,0 +1,116 @@
+// The cold step's one-off costs removed. Model, on the cold step (cold_start's outlier step):
+// - the CPU time inside one-off events goes: torch.compile's compilation, CUDA module and lazy
+//   function loading, allocator calls, stream and event creation, library set-up queries, the
+//   profiler's buffer requests;
+// - a top-level op of the step that also runs in the steady steps takes what it takes there (its
+//   median): the rest of it was first-call work (handles, plans, heuristics, caches);
+// - a kernel that also runs in the steady steps takes its steady median, and the step's launches
+//   reach the GPU at the trace's nominal latency (a first launch waits for its module).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/core/event_names.hpp"
+#include "analysis/core/intervals.hpp"
+#include "analysis/core/median.hpp"
+#include "analysis/graph/edits/edits.hpp"
+
+namespace whyslow {
+namespace {
+
+bool one_off_event(const Trace& t, EventId e) {
+  const std::string_view n = t.name_of(e);
+  return is_compilation_event(n) || n == "Runtime Triggered Module Loading" || n == "Lazy Function Loading" ||
+         (is_host_api(t.kind[e]) && (is_allocator_call(n) || is_stream_or_event_creation(n) || is_library_setup_call(n))) ||
+         is_profiler_buffer_request(n);
+}
+
+// Removes up to `ns` from the CPU-work nodes in [a, b) of lane nodes first..last, in proportion to what they have left.
+void shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
+  int64_t have = 0;
+  for (NodeId n = first; n <= last; ++n)
+    if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].start_ns >= a && g.nodes[n].end_ns <= b) have += s.dur[n];
+  if (have <= 0 || ns <= 0) return;
+  const double cut = std::min(1.0, static_cast<double>(ns) / static_cast<double>(have));
+  for (NodeId n = first; n <= last; ++n)
+    if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].start_ns >= a && g.nodes[n].end_ns <= b)
+      s.dur[n] -= static_cast<int64_t>(static_cast<double>(s.dur[n]) * cut);
+}
+
+}  // namespace
+
+EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphState& s) {
+  EditOutcome out;
+  const Trace& t = c.trace;
+  const Graph& g = c.graph;
+  const int cold = c.facts.cold_start.step_index;
+  if (!param.empty()) {
+    out.why_not = fmt::format("one-off takes no parameter, not \"{}\"", param);
+    return out;
+  }
+  if (cold < 0 || static_cast<size_t>(cold) >= c.spans.size() || c.spans[cold].empty() || c.steady.empty()) {
+    out.why_not = "no step stands out as a cold start";
+    return out;
+  }
+  const StepSpan& sp = c.spans[cold];
+  const StepFacts& step = c.facts.steps[cold];
+  const Track& tr = t.tracks[g.lanes[sp.lane].track];
+  // The one-off events' time on the step's thread, merged.
+  std::vector<Interval> one_off;
+  for (EventId e : tr.events)
+    if (t.start_ns[e] >= step.start_ns && t.end_ns(e) <= step.end_ns && t.dur_ns[e] > 0 && one_off_event(t, e))
+      one_off.emplace_back(t.start_ns[e], t.end_ns(e));
+  merge_intervals(one_off);
+  int64_t removed = 0;
+  for (NodeId n = sp.first; n <= sp.last; ++n) {
+    const int64_t cut = covered_length(one_off, g.nodes[n].start_ns, g.nodes[n].end_ns);
+    const int64_t take = std::min(cut, s.dur[n]);
+    s.dur[n] -= take;
+    removed += take;
+  }
+  // First-call work: the step's top-level ops against the same ops in the steady steps.
+  std::unordered_map<NameId, std::vector<int64_t>> steady_ops;
+  std::unordered_map<NameId, std::vector<int64_t>> steady_kernels;
+  std::unordered_set<EventId> steady_steps;
+  for (size_t i : c.steady) steady_steps.insert(c.facts.steps[i].event);
+  for (EventId e : tr.events)
+    if (t.parent[e] != kNoEvent && t.dur_ns[e] > 0 && steady_steps.count(t.parent[e])) steady_ops[t.name[e]].push_back(t.dur_ns[e]);
+  for (size_t i : c.steady) {
+    if (!c.spans[i].empty())
+      for (NodeId w : launched_from(g, c.spans[i].first, c.spans[i].last)) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
+  }
+  int64_t first_calls = 0;
+  for (EventId e : tr.events) {
+    if (t.parent[e] != step.event || t.dur_ns[e] <= 0) continue;
+    const auto it = steady_ops.find(t.name[e]);
+    if (it == steady_ops.end()) continue;
+    const int64_t left = t.dur_ns[e] - covered_length(one_off, t.start_ns[e], t.end_ns(e));
+    const int64_t excess = left - median(it->second);
+    if (excess <= 0) continue;
+    shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), excess);
+    first_calls += excess;
+  }
+  uint64_t warm_kernels = 0;
+  for (NodeId w : launched_from(g, sp.first, sp.last)) {
+    const auto it = steady_kernels.find(t.name[g.nodes[w].event]);
+    if (it != steady_kernels.end() && median(it->second) < s.dur[w]) {
+      s.dur[w] = median(it->second);
+      ++warm_kernels;
+    }
+    for (uint32_t k = g.edge_begin[w]; k < g.edge_begin[w + 1]; ++k)
+      if (g.edges[k].kind == EdgeKind::Launch) s.edge_lag[k] = std::min(s.edge_lag[k], g.nominal.launch_ns);
+  }
+  if (removed == 0 && first_calls == 0 && warm_kernels == 0) {
+    out.why_not = "the cold step holds no one-off event and no op or kernel slower than in the steady steps";
+    return out;
+  }
+  out.applies = true;
+  out.scope_step = cold;
+  out.change = fmt::format("{:.1f} ms of one-off calls and {:.1f} ms of first-call work in ops removed, {} kernels at their steady speed",
+                           static_cast<double>(removed) / 1e6, static_cast<double>(first_calls) / 1e6, warm_kernels);
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,223 @@
+#include "analysis/graph/step_replay.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "analysis/core/median.hpp"
+#include "analysis/steps/steady_steps.hpp"
+
+namespace whyslow {
+namespace {
+
+uint32_t lane_of_track(const Graph& g, TrackId track) {
+  for (uint32_t i = 0; i < g.lanes.size(); ++i)
+    if (!g.lanes[i].gpu && g.lanes[i].track == track) return i;
+  return UINT32_MAX;
+}
+
+StepSpan span_between(const Graph& g, uint32_t lane, int64_t start, int64_t end) {
+  StepSpan s;
+  if (lane == UINT32_MAX) return s;
+  s.lane = lane;
+  const std::vector<NodeId>& nodes = g.lanes[lane].nodes;
+  auto first = std::lower_bound(nodes.begin(), nodes.end(), start,
+                                [&](NodeId n, int64_t ts) { return g.nodes[n].start_ns < ts; });
+  auto last = std::upper_bound(nodes.begin(), nodes.end(), end,
+                               [&](int64_t ts, NodeId n) { return ts < g.nodes[n].end_ns; });
+  if (first == nodes.end() || last == nodes.begin()) return s;
+  s.first = *first;
+  s.last = *(last - 1);
+  return s;
+}
+
+// The part an edge's lag plays: its nominal cost is latency, the rest a wait.
+struct LagWords {
+  std::string_view latency, wait;
+};
+LagWords lag_words(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::Launch: return {"launch latency", "GPU work started late (no cause in the trace)"};
+    case EdgeKind::HostSync: return {"sync wake-up", "sync wake-up, slow"};
+    case EdgeKind::StreamWait: return {"stream wait", "waiting for another stream"};
+    case EdgeKind::Handoff: return {"thread hand-off", "thread hand-off"};
+  }
+  return {"", ""};
+}
+int64_t path_nominal(const NominalLags& n, EdgeKind k) {
+  switch (k) {
+    case EdgeKind::Launch: return n.launch_ns;
+    case EdgeKind::HostSync: return n.wake_ns;
+    case EdgeKind::StreamWait: return 0;  // all of a stream wait is waiting
+    case EdgeKind::Handoff: return INT64_MAX;  // the other thread's time before the hand-off, not a wait
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string_view to_string(PathKind k) {
+  switch (k) {
+    case PathKind::Cpu: return "cpu";
+    case PathKind::Gpu: return "gpu";
+    case PathKind::Latency: return "latency";
+    case PathKind::Wait: return "wait";
+  }
+  return "cpu";
+}
+
+std::vector<StepSpan> step_spans(const Trace& t, const Facts& f, const Graph& g) {
+  std::vector<StepSpan> out;
+  if (f.steps.empty()) {
+    const StepFacts& w = f.steady_window.duration_ns > 0 ? f.steady_window : f.window;
+    out.push_back(f.window_thread == UINT32_MAX ? StepSpan{}
+                                                 : span_between(g, lane_of_track(g, f.window_thread), w.start_ns, w.end_ns));
+    return out;
+  }
+  TrackId track = UINT32_MAX;
+  uint32_t lane = UINT32_MAX;
+  for (const StepFacts& s : f.steps) {
+    if (t.track[s.event] != track) {
+      track = t.track[s.event];
+      lane = lane_of_track(g, track);
+    }
+    out.push_back(span_between(g, lane, s.start_ns, s.end_ns));
+  }
+  return out;
+}
+
+std::vector<size_t> steady_spans(const Facts& f) {
+  std::vector<size_t> out;
+  if (f.steps.empty()) return {0};
+  for (const StepFacts* s : steady_steps(f)) out.push_back(static_cast<size_t>(s - f.steps.data()));
+  return out;
+}
+
+namespace {
+// The latest end of the GPU work launched from nodes first..last of a lane.
+int64_t launched_work_end(const Graph& g, const ReplayTimes& r, NodeId first, NodeId last) {
+  int64_t end = INT64_MIN;
+  auto it = std::lower_bound(g.launches.begin(), g.launches.end(), std::pair<NodeId, NodeId>{first, 0});
+  for (; it != g.launches.end() && it->first <= last; ++it) end = std::max(end, r.end[it->second]);
+  return end;
+}
+}  // namespace
+
+int64_t span_length(const Graph& g, const ReplayTimes& r, const StepSpan& s, bool with_gpu) {
+  if (s.empty()) return 0;
+  int64_t end = r.end[s.last];
+  if (with_gpu) end = std::max(end, launched_work_end(g, r, s.first, s.last));
+  return end - r.start[s.first];
+}
+
+int64_t steady_step_ns(const Graph& g, const ReplayTimes& r, const std::vector<StepSpan>& spans,
+                       const std::vector<size_t>& steady) {
+  // Each steady step's period: from the previous step's completion (its CPU end or the end of the
+  // GPU work it launched, whichever is later) to its own; a step that does not follow a steady one
+  // from its own start. The median: a step the cold-start rule did not single out weighs no more than one.
+  std::vector<int64_t> periods;
+  const StepSpan* prev = nullptr;
+  int64_t prev_done = 0;
+  for (size_t i : steady) {
+    if (i >= spans.size() || spans[i].empty()) {
+      prev = nullptr;
+      continue;
+    }
+    const StepSpan& sp = spans[i];
+    const int64_t done = std::max(r.end[sp.last], launched_work_end(g, r, sp.first, sp.last));
+    const bool follows = prev && prev->lane == sp.lane && prev->last + 1 == sp.first;
+    periods.push_back(done - (follows ? prev_done : r.start[sp.first]));
+    prev = &sp;
+    prev_done = done;
+  }
+  return median(periods);
+}
+
+std::string gpu_family(const Trace& t, EventId e) {
+  const std::string_view n = t.name_of(e);
+  auto has = [&](std::string_view s) { return n.find(s) != std::string_view::npos; };
+  if (t.kind[e] == EventKind::Memset) return "memset";
+  if (t.kind[e] == EventKind::Memcpy) {
+    for (std::string_view d : {"HtoD", "DtoH", "DtoD", "PtoP", "HtoH"})
+      if (has(d)) return "copy " + std::string(d);
+    return "copy";
+  }
+  if (has("nccl") || has("rccl") || has("allreduce") || has("all_reduce") || has("AllReduce")) return "communication";
+  if (has("triton_")) return "Triton (torch.compile)";
+  if (has("flash") || has("fmha") || has("attention") || has("Attention") || has("sdpa")) return "attention";
+  if (has("gemm") || has("Gemm") || has("GEMM") || has("cutlass") || has("xmma") || has("nvjet") || has("matmul") ||
+      has("wgmma") || has("cublas"))
+    return "GEMM";
+  if (has("conv") || has("Conv") || has("implicit_convolve") || has("winograd")) return "convolution";
+  if (has("elementwise") || has("vectorized") || has("unrolled")) return "elementwise";
+  if (has("reduce") || has("Reduce") || has("softmax") || has("norm") || has("Norm")) return "reduction";
+  return "other kernels";
+}
+
+std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphState& st, const ReplayTimes& r,
+                                    const StepSpan& s) {
+  if (s.empty()) return {};
+  const int64_t stop = r.start[s.first];
+  int64_t cursor = r.end[s.last];
+  std::map<std::pair<PathKind, std::string>, int64_t> sum;
+  // The part [begin, cursor) clipped to the step, then the cursor moves back to it.
+  auto part = [&](PathKind k, std::string what, int64_t begin) {
+    begin = std::max(begin, stop);
+    if (begin < cursor) sum[{k, std::move(what)}] += cursor - begin;
+    cursor = std::min(cursor, begin);
+  };
+  auto lag_part = [&](EdgeKind k, int64_t source_anchor, int64_t lag) {
+    const LagWords w = lag_words(k);
+    const int64_t nominal = std::min(lag, path_nominal(g.nominal, k));
+    if (lag > nominal) part(PathKind::Wait, std::string(w.wait), source_anchor + nominal);
+    part(PathKind::Latency, std::string(w.latency), source_anchor);
+  };
+  NodeId n = s.last;
+  bool at_end = true;  // walking back from the node's end (else from its start)
+  for (size_t guard = 0; cursor > stop && guard < 4 * g.size() + 4; ++guard) {
+    const GraphNode& node = g.nodes[n];
+    if (at_end) {
+      const uint32_t by = r.end_by[n];
+      if (by != kByOwnTime) {  // a host wait that returned after GPU work
+        const GraphEdge& x = g.edges[by];
+        lag_part(x.kind, r.end[x.from], st.edge_lag[by]);
+        n = x.from;
+        continue;
+      }
+      switch (node.kind) {
+        case NodeKind::GpuWork: part(PathKind::Gpu, gpu_family(t, node.event), r.start[n]); break;
+        case NodeKind::HostWait: part(PathKind::Cpu, "sync_wait", r.start[n]); break;
+        case NodeKind::ThreadWait: break;  // it lasts nothing of its own
+        default: part(PathKind::Cpu, std::string(to_string(node.category)), r.start[n]); break;
+      }
+      at_end = false;
+      continue;
+    }
+    const uint32_t by = r.start_by[n];
+    if (by == kByOwnTime) break;  // a source: nothing in the trace before it
+    if (by == kByOrder) {
+      const NodeId p = g.prev[n];
+      const int64_t lag = st.order_lag[n];
+      if (lag > 0) {
+        const int64_t nominal = std::min(lag, g.nominal.stream_gap_ns);
+        if (lag > nominal) part(PathKind::Wait, "GPU work started late (no cause in the trace)", r.end[p] + nominal);
+        part(PathKind::Latency, "stream gap", r.end[p]);
+      }
+      n = p;
+      at_end = true;
+      continue;
+    }
+    const GraphEdge& x = g.edges[by];
+    const bool from_start = x.kind == EdgeKind::Launch;
+    lag_part(x.kind, from_start ? r.start[x.from] : r.end[x.from], st.edge_lag[by]);
+    n = x.from;
+    at_end = !from_start;
+  }
+  if (cursor > stop) part(PathKind::Wait, "before the trace's first event", stop);
+  std::vector<PathPart> out;
+  for (auto& [key, ns] : sum) out.push_back({key.first, key.second, ns});
+  std::stable_sort(out.begin(), out.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
+  return out;
+}
+
+}  // namespace whyslow

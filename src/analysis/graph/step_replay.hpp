@@ -1,0 +1,41 @@
+// Steps on the graph: where each step starts and ends among its thread's nodes, its replayed
+// length, its critical path, and the steady step every what-if is measured by.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/graph/dependency_graph.hpp"
+#include "analysis/graph/replay.hpp"
+
+namespace whyslow {
+
+// A step's nodes on its thread's lane: ids first..last (a lane's ids are consecutive).
+struct StepSpan {
+  uint32_t lane = 0;
+  NodeId first = kNoNode, last = kNoNode;
+  bool empty() const { return first == kNoNode || last == kNoNode || last < first; }
+};
+// One per Facts::steps entry; a stepless trace: one, over its steady window (else its window).
+std::vector<StepSpan> step_spans(const Trace& trace, const Facts& facts, const Graph& graph);
+// The spans of the steady steps (steady_steps()), as indices into step_spans()'s answer.
+std::vector<size_t> steady_spans(const Facts& facts);
+
+// One step's length: from its first node's start to the later of its last node's end and, with
+// `with_gpu`, the end of the GPU work launched in it (a loop that never waits for the GPU lags it).
+int64_t span_length(const Graph& graph, const ReplayTimes& times, const StepSpan& span, bool with_gpu);
+// The steady step: the median over the steady steps of the time from one step's completion (its
+// CPU end or its GPU work's, the later) to the next one's. The one step time every what-if is measured by.
+int64_t steady_step_ns(const Graph& graph, const ReplayTimes& times, const std::vector<StepSpan>& spans,
+                       const std::vector<size_t>& steady);
+
+// The chain of nodes and edges that set the step's end, walked back to its start, summed by what
+// each part is; the parts add up to the step's replayed length.
+std::vector<PathPart> critical_path(const Trace& trace, const Graph& graph, const GraphState& state,
+                                    const ReplayTimes& times, const StepSpan& span);
+
+// The family of a piece of GPU work, as a critical path names it: "GEMM", "attention",
+// "elementwise", "reduction", "Triton (torch.compile)", "communication", "copy HtoD", "memset", …
+std::string gpu_family(const Trace& trace, EventId gpu_work);
+
+}  // namespace whyslow

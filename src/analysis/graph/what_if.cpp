@@ -1,0 +1,166 @@
+#include "analysis/graph/what_if.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "analysis/graph/edits/edits.hpp"
+
+namespace whyslow {
+namespace {
+
+// The edits whyslow tries on every trace, in order; cuda-graphs is asked for as torch.compile's
+// reduce-overhead where the steady steps already run compiled code (the fix a compiled model
+// takes), by hand otherwise.
+std::vector<EditRequest> default_edits(const Facts& f) {
+  bool compiled = false;
+  for (const StepCompile& s : f.compile.per_step) compiled = compiled || s.region_calls > 0;
+  return {{"one-off", ""}, {"cuda-graphs", compiled ? "reduce-overhead" : ""}, {"no-sync", ""}, {"pin", ""}, {"workers", ""}};
+}
+
+struct Replayer {
+  const Trace& t;
+  const Facts& f;
+  Graph g;
+  std::vector<StepSpan> spans;
+  std::vector<size_t> steady;
+  GraphState measured;
+  ReplayTimes base;
+
+  Replayer(const Trace& trace, const Facts& facts) : t(trace), f(facts), g(build_graph(trace, facts)) {
+    spans = step_spans(t, f, g);
+    steady = steady_spans(f);
+    measured = measured_state(g);
+    base = replay(g, measured);
+  }
+  EditContext context() const { return {t, f, g, spans, steady}; }
+  int64_t measure(const ReplayTimes& r, int scope) const {
+    if (scope >= 0) return span_length(g, r, spans[static_cast<size_t>(scope)], false);
+    return steady_step_ns(g, r, spans, steady);
+  }
+  std::string scope_name(int scope) const {
+    if (scope >= 0 && static_cast<size_t>(scope) < f.steps.size()) return f.steps[static_cast<size_t>(scope)].name;
+    return "steady step";
+  }
+};
+
+WhatIf make_what_if(const EditRequest& req, const EditInfo& info, const EditOutcome& o, const Replayer& r,
+                    const ReplayTimes& after) {
+  WhatIf w;
+  w.edit = req.name;
+  w.param = req.param;
+  w.title = std::string(info.title);
+  w.change = o.change;
+  w.scope = r.scope_name(o.scope_step);
+  w.step_ns = r.measure(r.base, o.scope_step);
+  w.predicted_step_ns = r.measure(after, o.scope_step);
+  return w;
+}
+
+}  // namespace
+
+EditRequest parse_edit(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos) return {std::string(text), ""};
+  return {std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+}
+
+GraphFacts analyze_graph(const Trace& t, const Facts& f) {
+  GraphFacts out;
+  if (f.recording.what != Recorded::Gpu && f.recording.what != Recorded::CpuOnly) return out;
+  const Replayer r(t, f);
+  out.built = true;
+  out.nodes = r.g.size();
+  out.edges = r.g.edges.size();
+  out.cycle_nodes = r.base.cycle_nodes;
+  out.nominal = r.g.nominal;
+  for (const StepSpan& sp : r.spans) {
+    StepReplay s;
+    if (!sp.empty()) {
+      s.measured_ns = r.g.nodes[sp.last].end_ns - r.g.nodes[sp.first].start_ns;
+      s.replay_ns = span_length(r.g, r.base, sp, false);
+      s.critical_path = critical_path(t, r.g, r.measured, r.base, sp);
+      if (s.measured_ns > 0)
+        out.worst_replay_error = std::max(out.worst_replay_error,
+                                          std::abs(static_cast<double>(s.replay_ns - s.measured_ns)) / static_cast<double>(s.measured_ns));
+    }
+    out.steps.push_back(std::move(s));
+  }
+  // The steady step as measured: the same definition over the measured times.
+  ReplayTimes measured_times;
+  measured_times.start.resize(r.g.size());
+  measured_times.end.resize(r.g.size());
+  for (size_t i = 0; i < r.g.size(); ++i) {
+    measured_times.start[i] = r.g.nodes[i].start_ns;
+    measured_times.end[i] = r.g.nodes[i].end_ns;
+  }
+  out.steady_step_ns = steady_step_ns(r.g, measured_times, r.spans, r.steady);
+  out.steady_replay_ns = steady_step_ns(r.g, r.base, r.spans, r.steady);
+  if (f.recording.what != Recorded::Gpu) return out;  // the edits change GPU work and its launches
+
+  GraphState together = r.measured;
+  bool any_together = false;
+  std::vector<std::string> together_changes;
+  for (const EditRequest& req : default_edits(f)) {
+    const EditInfo* info = find_edit(req.name);
+    GraphState s = r.measured;
+    const EditOutcome o = info->apply(r.context(), req.param, s);
+    if (!o.applies) continue;
+    out.what_if.push_back(make_what_if(req, *info, o, r, replay(r.g, s)));
+    if (o.scope_step < 0) {
+      info->apply(r.context(), req.param, together);
+      any_together = true;
+      together_changes.push_back(req.param.empty() ? req.name : req.name + "=" + req.param);
+    }
+  }
+  std::stable_sort(out.what_if.begin(), out.what_if.end(), [](const WhatIf& a, const WhatIf& b) {
+    return a.step_ns - a.predicted_step_ns > b.step_ns - b.predicted_step_ns;
+  });
+  if (any_together) {
+    WhatIf& w = out.all_together;
+    w.edit = "all";
+    w.title = "all of them together";
+    for (const std::string& c : together_changes) w.change += (w.change.empty() ? "" : ", ") + c;
+    w.scope = "steady step";
+    w.step_ns = r.measure(r.base, -1);
+    w.predicted_step_ns = r.measure(replay(r.g, together), -1);
+  }
+  return out;
+}
+
+WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditRequest>& edits) {
+  if (edits.empty()) throw std::invalid_argument("what-if needs at least one --edit");
+  const Replayer r(t, f);
+  GraphState s = r.measured;
+  WhatIfAnswer out;
+  int scope = -1;
+  for (const EditRequest& req : edits) {
+    const EditInfo* info = find_edit(req.name);
+    if (!info) {
+      std::string known;
+      for (const EditInfo& e : edit_catalog()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+      throw std::invalid_argument(fmt::format("unknown edit \"{}\": the edits are {}", req.name, known));
+    }
+    const EditOutcome o = info->apply(r.context(), req.param, s);
+    if (!o.applies) throw std::invalid_argument(fmt::format("edit \"{}\" does not apply: {}", req.name, o.why_not));
+    if (o.scope_step >= 0) {
+      if (edits.size() > 1)
+        throw std::invalid_argument("one-off predicts the cold step, the other edits the steady step: ask for it alone");
+      scope = o.scope_step;
+    }
+    out.changes.push_back(fmt::format("{}: {}", info->title, o.change));
+  }
+  const ReplayTimes after = replay(r.g, s);
+  out.result.edit = edits.size() == 1 ? edits.front().name : "all";
+  out.result.param = edits.size() == 1 ? edits.front().param : "";
+  out.result.scope = r.scope_name(scope);
+  out.result.step_ns = r.measure(r.base, scope);
+  out.result.predicted_step_ns = r.measure(after, scope);
+  const size_t path_step = scope >= 0 ? static_cast<size_t>(scope) : (r.steady.empty() ? 0 : r.steady.front());
+  if (path_step < r.spans.size()) out.critical_path = critical_path(t, r.g, s, after, r.spans[path_step]);
+  return out;
+}
+
+}  // namespace whyslow
