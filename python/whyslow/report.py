@@ -141,6 +141,24 @@ class Report(_Document):
                          for l in self._document()["loops"] for i, it in enumerate(l["each"])])
 
     @property
+    def what_if(self):
+        """What would it take: each fix whyslow models, applied to the trace's dependency graph and
+        replayed (docs/GRAPH.md), one row per edit and a last row "all" (them together): edit, param,
+        scope, step_us, predicted_step_us, saved_us and what it changed."""
+        return as_table(self._document()["what_if"])
+
+    @property
+    def critical_path(self):
+        """What sets the pace: one row per part of each step's critical path (step, kind, what, us),
+        the parts of a step adding up to its replayed length (a trace without steps: its window's)."""
+        doc = self._document()
+        rows = [dict(step=s["name"], **p) for s in doc["steps"] for p in s["critical_path"]]
+        replay = doc.get("replay")
+        if not doc["steps"] and replay and replay.get("critical_path"):
+            rows = [dict(step="whole trace", **p) for p in replay["critical_path"]]
+        return as_table(rows)
+
+    @property
     def memory_top(self):
         """The largest allocations live at the largest step peak, with the op and block that made each."""
         memory = self._document().get("memory")

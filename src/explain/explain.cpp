@@ -25,6 +25,43 @@ double gpu_busy_share(const Facts& f) {
   return f.window.duration_ns > 0 ? std::clamp(static_cast<double>(f.gpu_busy_ns) / static_cast<double>(f.window.duration_ns), 0.0, 1.0) : 0;
 }
 
+// The edit (analysis/graph/edits/) that is each finding's fix, where one is modelled.
+std::string_view fix_of(FindingId id) {
+  switch (id) {
+    case FindingId::cold_start: return "one-off";
+    case FindingId::overhead_bound:
+    case FindingId::cuda_graphs_not_replayed: return "cuda-graphs";
+    case FindingId::sync_wait:
+    case FindingId::host_sync_in_loop: return "no-sync";
+    case FindingId::pageable_memcpy: return "pin";
+    case FindingId::data_loading: return "workers";
+    case FindingId::unfused_elementwise: return "fuse";
+    case FindingId::fp32_matmul: return "tensor-cores";
+    default: return "";
+  }
+}
+
+// A finding whose fix is modelled gets its recoverable time from the replay: the step as replayed,
+// less the step the edited graph replays to. Where the graph was built from GPU records and the
+// edit does not apply (nothing in the steady steps that it changes), the fix gives back nothing.
+void replay_fix(Finding& x, const Facts& f) {
+  const std::string_view edit = fix_of(x.id);
+  if (edit.empty() || !f.graph.built || f.recording.what != Recorded::Gpu) return;
+  for (const WhatIf& w : f.graph.what_if) {
+    if (w.edit != edit) continue;
+    x.what_if = w;
+    x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
+    x.impact_is_gpu_time = false;
+    if (w.scope == "steady step") x.impact_basis_ns = w.step_ns;
+    x.impact_what = fmt::format("the {} replayed with the fix ({}): {} → {}", w.scope, w.change, human_duration(w.step_ns),
+                                human_duration(w.predicted_step_ns));
+    return;
+  }
+  x.impact_ns = 0;
+  x.impact_is_gpu_time = false;
+  x.impact_what = fmt::format("the replayed fix ({}) changes nothing in the steady steps", edit);
+}
+
 void cap_by_cost(Finding& x, const Facts& f) {
   if (!x.about_the_trace && recoverable_share(x, f) < kMinWarningCostShare) x.severity = Severity::Info;
 }
@@ -74,6 +111,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   if (f.recording.what == Recorded::Nothing) return out;  // nothing else to read
   for (const Rule& r : kRules)
     if (!r.reads_gpu_records || f.recording.what == Recorded::Gpu) r.run(t, f, out);
+  for (Finding& x : out) replay_fix(x, f);
   // The steady state's bound scope is one more pass over the windows: only for a GPU-time saving.
   const bool any_gpu_saving = std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.impact_is_gpu_time; });
   const double gpu_share = any_gpu_saving ? gpu_busy_share(f) : 0;

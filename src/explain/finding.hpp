@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -104,6 +105,9 @@ struct Finding {
   // What impact_ns is a part of: a step, for findings that measure per step; 0: the trace window.
   // explain() keeps a finding that costs under 1 % of it at info.
   int64_t impact_basis_ns = 0;
+  // The replayed fix this finding's advice amounts to (analysis/graph/edits/): its recoverable time
+  // is then step − predicted step, the one definition every finding with a fix uses.
+  std::optional<WhatIf> what_if;
   Highlights highlights;
 };
 

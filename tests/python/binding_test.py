@@ -59,7 +59,8 @@ def check_same_as_cli(report, path, what):
     check(report.json_text() == cli("explain", "--json", path), f"{what}: json_text() is `whyslow explain --json`'s output")
 
 
-TABLES = ("steps", "ops", "kernels", "annotations", "blocks", "loops", "cpu_time", "memory", "gpu_idle", "iterations")
+TABLES = ("steps", "ops", "kernels", "annotations", "blocks", "loops", "cpu_time", "memory", "gpu_idle", "iterations",
+          "what_if", "critical_path")
 
 
 def check_report_surface(report, what):
@@ -259,6 +260,21 @@ def check_inference_fixture():
     check(report.findings[0]["id"] == "overhead_bound", "inference fixture: overhead-bound per decode pass")
 
 
+def check_what_if_fixture():
+    """A DataLoader-bound training step (tests/fixtures/cpu/dataloader_workers0): the workers edit
+    replayed as a table row, and each step's critical path adding up to its replayed length."""
+    report = whyslow.explain(os.path.join(FIXTURES, "cpu", "dataloader_workers0.json.gz"))
+    doc = report.json()
+    what_if = rows(report.what_if)
+    check(any(w["edit"] == "workers" and w["predicted_step_us"] < w["step_us"] for w in what_if),
+          "what-if fixture: the workers edit predicts a shorter step")
+    check(what_if[-1]["edit"] == "all", "what-if fixture: the last row is all the edits together")
+    path = rows(report.critical_path)
+    for s in doc["steps"]:
+        parts = sum(p["us"] for p in path if p["step"] == s["name"])
+        check(close(parts, s["replay_us"]), f"what-if fixture: {s['name']}'s critical path adds up to its replay")
+
+
 def check_empty_profiler(torch):
     """torch keeps only the latest cycle: with repeat=0, 6 step() calls end in a new cycle's wait
     and the profile object exports nothing. whyslow says so instead of explaining an empty trace."""
@@ -357,6 +373,7 @@ def main():
     check_legacy_fixture()
     check_memory_fixture()
     check_inference_fixture()
+    check_what_if_fixture()
     check_kineto_fixture()
     check_gil_released()
     try:

@@ -15,6 +15,11 @@ namespace {
 // ending in the same instant are all it can meet.
 constexpr size_t kWaitCandidates = 64;
 
+// A thread's or stream's first event starting at or after `from`.
+std::vector<EventId>::const_iterator first_in(const Track& tr, int64_t from, const Trace& t) {
+  return std::lower_bound(tr.events.begin(), tr.events.end(), from, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+}
+
 // What goes on a lane before the edges: the host calls at the outermost level of a thread (a
 // driver call inside a runtime call is part of it), cut into CPU work between them.
 struct LaneBuilder {
@@ -22,6 +27,7 @@ struct LaneBuilder {
   const Facts& f;
   Graph& g;
   std::vector<NodeId>& node_of;  // per event: its node (host calls, GPU work)
+  GraphWindow window;
 
   NodeId add(int64_t start, int64_t end, EventId e, uint32_t lane, NodeKind kind) {
     const NodeId id = static_cast<NodeId>(g.nodes.size());
@@ -60,7 +66,8 @@ struct LaneBuilder {
     g.lanes.push_back({track, false, {}});
     int64_t cursor = INT64_MIN, last_end = INT64_MIN;
     size_t next_cut = 0;
-    for (EventId e : tr.events) {
+    for (auto it = first_in(tr, window.start_ns, t); it != tr.events.end() && t.start_ns[*it] < window.end_ns; ++it) {
+      const EventId e = *it;
       if (t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
       if (cursor == INT64_MIN) {
         cursor = t.start_ns[e];
@@ -80,21 +87,30 @@ struct LaneBuilder {
     if (cursor != INT64_MIN) add_work(cursor, std::max(cursor, last_end), lane, cuts, next_cut);
   }
 
+  // The stream's work that starts in the window, or later when launched in it.
   void gpu_lane(TrackId track) {
     const uint32_t lane = static_cast<uint32_t>(g.lanes.size());
     g.lanes.push_back({track, true, {}});
-    for (EventId e : t.tracks[track].events)
+    const Track& tr = t.tracks[track];
+    for (auto it = first_in(tr, window.start_ns, t); it != tr.events.end(); ++it) {
+      const EventId e = *it;
+      if (t.start_ns[e] >= window.end_ns) {
+        const EventId call = t.launch_link[e];
+        if (call == kNoEvent || t.start_ns[call] >= window.end_ns) break;
+      }
       if (is_gpu_activity(t.kind[e])) add(t.start_ns[e], t.end_ns(e), e, lane, NodeKind::GpuWork);
+    }
   }
 };
 
-// The threads that get a lane: those with host calls, and the steps' (or the main) thread.
-std::vector<bool> cpu_lanes(const Trace& t, const Facts& f) {
+// The threads that get a lane: those with host calls in the window, and the steps' (or the main) thread.
+std::vector<bool> cpu_lanes(const Trace& t, const Facts& f, GraphWindow w) {
   std::vector<bool> keep(t.tracks.size(), false);
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
-    if (t.tracks[k].kind != TrackKind::Cpu) continue;
-    for (EventId e : t.tracks[k].events)
-      if (is_host_api(t.kind[e])) {
+    const Track& tr = t.tracks[k];
+    if (tr.kind != TrackKind::Cpu) continue;
+    for (auto it = first_in(tr, w.start_ns, t); it != tr.events.end() && t.start_ns[*it] < w.end_ns; ++it)
+      if (is_host_api(t.kind[*it])) {
         keep[k] = true;
         break;
       }
@@ -148,20 +164,23 @@ NodeId waited_work(const Trace& t, const Graph& g, const std::vector<NodeId>& by
 
 }  // namespace
 
-Graph build_graph(const Trace& t, const Facts& f) {
+Graph build_graph(const Trace& t, const Facts& f, GraphWindow window) {
   Graph g;
+  g.window = window;
   std::vector<NodeId> node_of(t.size(), kNoNode);
-  LaneBuilder b{t, f, g, node_of};
-  const std::vector<bool> keep = cpu_lanes(t, f);
+  LaneBuilder b{t, f, g, node_of, window};
+  const std::vector<bool> keep = cpu_lanes(t, f, window);
   const std::vector<std::vector<int64_t>> cuts = step_cuts(t, f);
   const TrackId main_track = !f.steps.empty() ? t.track[f.steps.front().event] : f.window_thread;
   int64_t main_start = INT64_MAX;
-  if (main_track < t.tracks.size())
-    for (EventId e : t.tracks[main_track].events)
-      if (t.kind[e] != EventKind::Instant && t.kind[e] != EventKind::TraceSpan) {
-        main_start = t.start_ns[e];
+  if (main_track < t.tracks.size()) {
+    const Track& tr = t.tracks[main_track];
+    for (auto it = first_in(tr, window.start_ns, t); it != tr.events.end() && t.start_ns[*it] < window.end_ns; ++it)
+      if (t.kind[*it] != EventKind::Instant && t.kind[*it] != EventKind::TraceSpan) {
+        main_start = t.start_ns[*it];
         break;
       }
+  }
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
     if (keep[k]) b.cpu_lane(k, cuts[k], k != main_track, main_start);
     else if (t.tracks[k].kind == TrackKind::Gpu) b.gpu_lane(k);

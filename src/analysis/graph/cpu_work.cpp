@@ -2,6 +2,7 @@
 // innermost open event's self time counts (Facts::cpu_category, cpu_time.cpp's rules; no event
 // open: Other). A node keeps its largest category (its name on a critical path), the part a CUDA
 // graph replay would not do, and its DataLoader time.
+#include <algorithm>
 #include <array>
 
 #include "analysis/graph/dependency_graph.hpp"
@@ -24,6 +25,10 @@ bool graph_skips(CpuCategory c) {
     default: return false;
   }
 }
+
+// The most enclosing events taken from before a windowed lane's start: deeper nesting is a
+// hostile trace's, not a program's (Python frames nest a few hundred deep at most).
+constexpr size_t kMaxOpenDepth = 4096;
 
 }  // namespace
 
@@ -76,7 +81,19 @@ void split_cpu_work(const Trace& t, const Facts& f, TrackId main_track, Graph& g
       CpuCategory cat;
     };
     std::vector<Open> stack;
-    int64_t cursor = g.nodes[lane.nodes.front()].start_ns;
+    const int64_t from = g.nodes[lane.nodes.front()].start_ns, to = g.nodes[lane.nodes.back()].end_ns;
+    int64_t cursor = from;
+    // The sweep starts at the lane's first node: the events open then (the first event's
+    // ancestors that enclose it) go on the stack first, outermost first.
+    auto first = std::lower_bound(tr.events.begin(), tr.events.end(), from,
+                                  [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    if (first != tr.events.end()) {
+      std::vector<EventId> open;
+      for (EventId a = t.parent[*first]; a != kNoEvent && open.size() < kMaxOpenDepth; a = t.parent[a])
+        if (t.end_ns(a) > from) open.push_back(a);
+      for (auto a = open.rbegin(); a != open.rend(); ++a)
+        stack.push_back({t.end_ns(*a), *a < f.cpu_category.size() ? f.cpu_category[*a] : CpuCategory::Other});
+    }
     auto close_until = [&](int64_t ts) {
       while (!stack.empty() && stack.back().end <= ts) {
         add(cursor, stack.back().end, stack.back().cat, true);
@@ -86,7 +103,8 @@ void split_cpu_work(const Trace& t, const Facts& f, TrackId main_track, Graph& g
       add(cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat, !stack.empty());
       cursor = std::max(cursor, ts);
     };
-    for (EventId e : tr.events) {
+    for (auto it = first; it != tr.events.end() && t.start_ns[*it] < to; ++it) {
+      const EventId e = *it;
       if (t.dur_ns[e] <= 0 || t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
       close_until(t.start_ns[e]);
       stack.push_back({t.end_ns(e), e < f.cpu_category.size() ? f.cpu_category[e] : CpuCategory::Other});

@@ -63,7 +63,14 @@ struct GraphLane {
 };
 
 
+// The stretch of the trace a graph covers: the events of the CPU lanes that start in it, the GPU
+// work that starts in it or was launched in it.
+struct GraphWindow {
+  int64_t start_ns = INT64_MIN, end_ns = INT64_MAX;
+};
+
 struct Graph {
+  GraphWindow window;
   std::vector<GraphNode> nodes;
   std::vector<NodeId> prev;          // the previous node on its lane, kNoNode for the first
   std::vector<int64_t> order_lag;    // the lag after prev's end (CPU lanes: 0; streams: the gap)
@@ -83,9 +90,10 @@ struct Graph {
   }
 };
 
-// The graph of the whole trace: the CPU lanes are the threads with host calls and the steps'
-// (or the main) thread, cut at each step's bounds so that a step starts and ends at a node.
-Graph build_graph(const Trace& trace, const Facts& facts);
+// The graph of a window of the trace (all of it by default): the CPU lanes are the threads with
+// host calls and the steps' (or the main) thread, cut at each step's bounds so that a step starts
+// and ends at a node.
+Graph build_graph(const Trace& trace, const Facts& facts, GraphWindow window = {});
 
 // Parts of build_graph, each in its own file: the trace's nominal lags (nominal_lags.cpp), what
 // each CPU node is made of (cpu_work.cpp).

@@ -59,6 +59,9 @@ struct GraphFacts {
   // The steady step (the steady steps' span to the end of their last GPU work, per step), measured and replayed.
   int64_t steady_step_ns = 0, steady_replay_ns = 0;
   double worst_replay_error = 0;  // |replay − measured| / measured, worst step
+  // What sets the pace of a steady step: the steady steps' critical paths summed by (kind, what)
+  // and divided by their count, largest first.
+  std::vector<PathPart> steady_path;
   std::vector<WhatIf> what_if;    // every default edit that applies, largest gain first
   WhatIf all_together;            // all of them at once: the floor that remains (edit "all")
 };

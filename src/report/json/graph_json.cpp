@@ -14,7 +14,7 @@ void write_critical_path(JsonWriter& w, const std::vector<PathPart>& path) {
 
 void write_step_replay(JsonWriter& w, const Facts& facts, size_t step) {
   const GraphFacts& g = facts.graph;
-  if (!g.built || facts.steps.empty() || step >= g.steps.size()) {
+  if (!g.built || facts.steps.empty() || step >= g.steps.size() || g.steps[step].measured_ns == 0) {
     w.key("replay_us").null();
     w.key("critical_path").begin_array(Layout::Inline).end_array();
     return;

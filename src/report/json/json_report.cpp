@@ -244,6 +244,9 @@ void write_findings(JsonWriter& w, const Trace& trace, const Facts& facts, const
     w.key("detail").string(f.detail);
     w.key("impact_us").microseconds(f.impact_ns);
     w.key("recoverable_basis").string(f.impact_what);
+    w.key("what_if");
+    if (f.what_if) report::write_what_if(w, *f.what_if);
+    else w.null();
     w.key("evidence").begin_object();
     for (const Evidence& e : f.evidence) {
       w.key(e.key).begin_object(Layout::Inline);

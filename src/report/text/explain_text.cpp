@@ -203,6 +203,14 @@ void append_finding(std::string& out, const Trace& trace, const Facts& facts, co
   append_detail(out, f.detail, line_width);
   append_evidence(out, f.evidence, line_width);
   append_events(out, trace, facts, f.events);
+  if (f.what_if) {
+    const WhatIf& w = *f.what_if;
+    const double change = w.step_ns > 0 ? static_cast<double>(w.predicted_step_ns - w.step_ns) / static_cast<double>(w.step_ns) : 0;
+    append_wrapped(out,
+                   fmt::format("the fix, replayed: {}: {} → {} ({:+.0f} %): {}", w.scope, human_duration(w.step_ns),
+                               human_duration(w.predicted_step_ns), change * 100, w.change),
+                   std::string(kFindingIndent), std::string(kFindingIndent), line_width);
+  }
   if (!f.try_next.empty()) {
     out += std::string(kFindingIndent) + "try:\n";
     const std::string bullet = std::string(kFindingIndent) + "  - ", hang(display_width(bullet), ' ');
@@ -226,6 +234,8 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
       out += '\n';
     }
   }
+  if (const std::string w = what_if_table(facts); !w.empty()) out += w + '\n';
+  if (const std::string p = pace_table(facts, options.max_rows); !p.empty()) out += p + '\n';
   out += steps_table(facts) + '\n';
   if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';
   out += memory_table(trace, facts) + '\n';

@@ -29,5 +29,9 @@ std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_ro
 std::string loops_table(const Trace& trace, const Facts& facts);
 // Each step's memory on the trace's main allocator, or the one line saying how to record it.
 std::string memory_table(const Trace& trace, const Facts& facts);
+// The dependency graph's (graph_tables.cpp): "What sets the pace" (the steady step's critical
+// path) and "What would it take" (each edit replayed, then all together); "" when there is none.
+std::string pace_table(const Facts& facts, size_t max_rows);
+std::string what_if_table(const Facts& facts);
 
 }  // namespace whyslow::report

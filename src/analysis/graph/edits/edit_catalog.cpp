@@ -14,6 +14,8 @@ constexpr std::array kEdits = {
              edit_no_sync},
     EditInfo{"pin", "pin the pageable copies' host memory and copy with non_blocking=True", "", edit_pin},
     EditInfo{"workers", "load the data in DataLoader worker processes", "the number of workers (default 4)", edit_workers},
+    EditInfo{"fuse", "fuse each chain of pointwise kernels into one kernel", "", edit_fuse},
+    EditInfo{"tensor-cores", "run the fp32 GEMMs on tensor cores", "\"tf32\" (the default) or \"bf16\"", edit_tensor_cores},
 };
 
 }  // namespace

@@ -44,6 +44,8 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
 EditOutcome edit_no_sync(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_fuse(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, GraphState& s);
 
 // Shared by the edits: the steady steps' node ranges on their lane.
 template <class F>
