@@ -52,11 +52,16 @@ void replay_fix(Finding& x, const Facts& f) {
     x.what_if = w;
     x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
     x.impact_is_gpu_time = false;
-    if (w.scope == "steady step") x.impact_basis_ns = w.step_ns;
+    if (w.scope.starts_with("steady")) x.impact_basis_ns = w.step_ns;  // per step (or iteration)
     x.impact_what = fmt::format("the {} replayed with the fix ({}): {} → {}", w.scope, w.change, human_duration(w.step_ns),
                                 human_duration(w.predicted_step_ns));
     return;
   }
+  for (const auto& [name, why] : f.graph.unmodelled)
+    if (name == edit) {
+      x.impact_what += fmt::format(" (not replayed: {})", why);
+      return;
+    }
   x.impact_ns = 0;
   x.impact_is_gpu_time = false;
   x.impact_what = fmt::format("the replayed fix ({}) changes nothing in the steady steps", edit);

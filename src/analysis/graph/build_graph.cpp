@@ -6,6 +6,7 @@
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/graph/dependency_graph.hpp"
 #include "analysis/graph/replay.hpp"
+#include "analysis/graph/step_replay.hpp"
 
 namespace whyslow {
 namespace {
@@ -128,8 +129,14 @@ std::vector<std::vector<int64_t>> step_cuts(const Trace& t, const Facts& f) {
     c.push_back(s.start_ns);
     c.push_back(s.end_ns);
   }
-  if (f.steps.empty() && f.window_thread < t.tracks.size() && f.steady_window.duration_ns > 0)
+  if (const LoopFacts* loop = stepless_loop(f)) {
+    for (const StepFacts& it : loop->iterations) {
+      cuts[loop->thread].push_back(it.start_ns);
+      cuts[loop->thread].push_back(it.end_ns);
+    }
+  } else if (f.steps.empty() && f.window_thread < t.tracks.size() && f.steady_window.duration_ns > 0) {
     cuts[f.window_thread].push_back(f.steady_window.start_ns);
+  }
   for (auto& c : cuts) std::sort(c.begin(), c.end());
   return cuts;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace whyslow {
@@ -64,6 +65,8 @@ struct GraphFacts {
   std::vector<PathPart> steady_path;
   std::vector<WhatIf> what_if;    // every default edit that applies, largest gain first
   WhatIf all_together;            // all of them at once: the floor that remains (edit "all")
+  // Edits the model cannot judge on this trace, with why: their findings keep their own estimate.
+  std::vector<std::pair<std::string, std::string>> unmodelled;
 };
 
 }  // namespace whyslow

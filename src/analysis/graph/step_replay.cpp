@@ -66,8 +66,20 @@ std::string_view to_string(PathKind k) {
   return "cpu";
 }
 
+const LoopFacts* stepless_loop(const Facts& f) {
+  if (!f.steps.empty()) return nullptr;
+  for (const LoopFacts& l : f.loops)
+    if (l.step == kLoopOverWindow && l.iterations.size() >= 2) return &l;
+  return nullptr;
+}
+
 std::vector<StepSpan> step_spans(const Trace& t, const Facts& f, const Graph& g) {
   std::vector<StepSpan> out;
+  if (const LoopFacts* loop = stepless_loop(f)) {
+    const uint32_t lane = lane_of_track(g, loop->thread);
+    for (const StepFacts& it : loop->iterations) out.push_back(span_between(g, lane, it.start_ns, it.end_ns));
+    return out;
+  }
   if (f.steps.empty()) {
     const StepFacts& w = f.steady_window.duration_ns > 0 ? f.steady_window : f.window;
     out.push_back(f.window_thread == UINT32_MAX ? StepSpan{}
@@ -86,19 +98,39 @@ std::vector<StepSpan> step_spans(const Trace& t, const Facts& f, const Graph& g)
   return out;
 }
 
+std::vector<NodeId> step_work(const Graph& g, const StepSpan& sp, std::vector<std::pair<NodeId, NodeId>>* sources) {
+  std::vector<NodeId> out;
+  if (sp.empty()) return out;
+  const int64_t from = g.nodes[sp.first].start_ns, to = g.nodes[sp.last].end_ns;
+  for (const GraphLane& lane : g.lanes) {
+    if (lane.gpu || lane.nodes.empty()) continue;
+    auto lo = std::lower_bound(lane.nodes.begin(), lane.nodes.end(), from, [&](NodeId n, int64_t ts) { return g.nodes[n].start_ns < ts; });
+    auto hi = std::lower_bound(lo, lane.nodes.end(), to, [&](NodeId n, int64_t ts) { return g.nodes[n].start_ns < ts; });
+    if (lo == hi) continue;
+    const NodeId first = *lo, last = *(hi - 1);
+    if (sources) sources->emplace_back(first, last);
+    auto it = std::lower_bound(g.launches.begin(), g.launches.end(), std::pair<NodeId, NodeId>{first, 0});
+    for (; it != g.launches.end() && it->first <= last; ++it) out.push_back(it->second);
+  }
+  return out;
+}
+
 std::vector<size_t> steady_spans(const Facts& f) {
   std::vector<size_t> out;
+  if (const LoopFacts* loop = stepless_loop(f)) {
+    for (size_t i = 1; i < loop->iterations.size(); ++i) out.push_back(i);
+    return out;
+  }
   if (f.steps.empty()) return {0};
   for (const StepFacts* s : steady_steps(f)) out.push_back(static_cast<size_t>(s - f.steps.data()));
   return out;
 }
 
 namespace {
-// The latest end of the GPU work launched from nodes first..last of a lane.
-int64_t launched_work_end(const Graph& g, const ReplayTimes& r, NodeId first, NodeId last) {
+// The latest end of the GPU work launched in the span.
+int64_t launched_work_end(const Graph& g, const ReplayTimes& r, const StepSpan& sp) {
   int64_t end = INT64_MIN;
-  auto it = std::lower_bound(g.launches.begin(), g.launches.end(), std::pair<NodeId, NodeId>{first, 0});
-  for (; it != g.launches.end() && it->first <= last; ++it) end = std::max(end, r.end[it->second]);
+  for (NodeId w : step_work(g, sp)) end = std::max(end, r.end[w]);
   return end;
 }
 }  // namespace
@@ -106,7 +138,7 @@ int64_t launched_work_end(const Graph& g, const ReplayTimes& r, NodeId first, No
 int64_t span_length(const Graph& g, const ReplayTimes& r, const StepSpan& s, bool with_gpu) {
   if (s.empty()) return 0;
   int64_t end = r.end[s.last];
-  if (with_gpu) end = std::max(end, launched_work_end(g, r, s.first, s.last));
+  if (with_gpu) end = std::max(end, launched_work_end(g, r, s));
   return end - r.start[s.first];
 }
 
@@ -124,7 +156,7 @@ int64_t steady_step_ns(const Graph& g, const ReplayTimes& r, const std::vector<S
       continue;
     }
     const StepSpan& sp = spans[i];
-    const int64_t done = std::max(r.end[sp.last], launched_work_end(g, r, sp.first, sp.last));
+    const int64_t done = std::max(r.end[sp.last], launched_work_end(g, r, sp));
     const bool follows = prev && prev->lane == sp.lane && prev->last + 1 == sp.first;
     periods.push_back(done - (follows ? prev_done : r.start[sp.first]));
     prev = &sp;

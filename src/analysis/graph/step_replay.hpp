@@ -10,16 +10,28 @@
 
 namespace whyslow {
 
+// A stepless trace whose main thread's top-level work repeats (loops.cpp): its loop, whose
+// iterations the graph takes as its steps (iteration 1, a prefill or a first pass, apart); nullptr else.
+const LoopFacts* stepless_loop(const Facts& facts);
+
 // A step's nodes on its thread's lane: ids first..last (a lane's ids are consecutive).
 struct StepSpan {
   uint32_t lane = 0;
   NodeId first = kNoNode, last = kNoNode;
   bool empty() const { return first == kNoNode || last == kNoNode || last < first; }
 };
-// One per Facts::steps entry; a stepless trace: one, over its steady window (else its window).
+// One per Facts::steps entry; a stepless trace: one per iteration of its loop (stepless_loop()),
+// else one over its steady window (else its window).
 std::vector<StepSpan> step_spans(const Trace& trace, const Facts& facts, const Graph& graph);
-// The spans of the steady steps (steady_steps()), as indices into step_spans()'s answer.
+// The spans of the steady steps (steady_steps(); a stepless loop: iterations 2..N), as indices into
+// step_spans()'s answer.
 std::vector<size_t> steady_spans(const Facts& facts);
+
+// The GPU work launched in a step: from any thread's calls that start within the step's span
+// (the autograd thread launches the backward pass); `sources`, when given, gets those calls'
+// CPU lanes' node ranges [first, last].
+std::vector<NodeId> step_work(const Graph& graph, const StepSpan& span,
+                              std::vector<std::pair<NodeId, NodeId>>* sources = nullptr);
 
 // One step's length: from its first node's start to the later of its last node's end and, with
 // `with_gpu`, the end of the GPU work launched in it (a loop that never waits for the GPU lags it).

@@ -59,15 +59,24 @@ struct Replayer {
     steady = replayed.first;
     measured = measured_state(g);
     base = replay(g, measured);
+    if (f.steps.empty()) {
+      const TrackId main = stepless_loop(f) ? stepless_loop(f)->thread : f.window_thread;
+      for (uint32_t i = 0; i < g.lanes.size(); ++i)
+        if (!g.lanes[i].gpu && g.lanes[i].track == main && !g.lanes[i].nodes.empty())
+          whole = {i, g.lanes[i].nodes.front(), g.lanes[i].nodes.back()};
+    }
   }
-  EditContext context() const { return {t, f, g, spans, steady}; }
+  StepSpan whole;  // a stepless trace: its main thread's lane, all of it
+  EditContext context() const { return {t, f, g, spans, steady, whole}; }
   int64_t measure(const ReplayTimes& r, int scope) const {
     if (scope >= 0) return span_length(g, r, spans[static_cast<size_t>(scope)], false);
+    if (scope == kScopeWholeTrace) return span_length(g, r, whole, false);
     return steady_step_ns(g, r, spans, steady);
   }
   std::string scope_name(int scope) const {
     if (scope >= 0 && static_cast<size_t>(scope) < f.steps.size()) return f.steps[static_cast<size_t>(scope)].name;
-    return "steady step";
+    if (scope == kScopeWholeTrace) return "whole trace";
+    return stepless_loop(f) ? "steady iteration" : "steady step";
   }
 };
 
@@ -143,9 +152,10 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
     const EditInfo* info = find_edit(req.name);
     GraphState s = r.measured;
     const EditOutcome o = info->apply(r.context(), req.param, s);
+    if (o.unmodelled) out.unmodelled.emplace_back(req.name, o.why_not);
     if (!o.applies) continue;
     out.what_if.push_back(make_what_if(req, *info, o, r, replay(r.g, s)));
-    if (o.scope_step < 0) {
+    if (o.scope_step == kScopeSteady) {
       info->apply(r.context(), req.param, together);
       any_together = true;
       together_changes.push_back(req.param.empty() ? req.name : req.name + "=" + req.param);
@@ -159,7 +169,7 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
     w.edit = "all";
     w.title = "all of them together";
     for (const std::string& c : together_changes) w.change += (w.change.empty() ? "" : ", ") + c;
-    w.scope = "steady step";
+    w.scope = r.scope_name(kScopeSteady);
     w.step_ns = r.measure(r.base, -1);
     w.predicted_step_ns = r.measure(replay(r.g, together), -1);
   }
@@ -171,7 +181,7 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
   const Replayer r(t, f);
   GraphState s = r.measured;
   WhatIfAnswer out;
-  int scope = -1;
+  int scope = kScopeSteady;
   for (const EditRequest& req : edits) {
     const EditInfo* info = find_edit(req.name);
     if (!info) {
@@ -181,7 +191,7 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
     }
     const EditOutcome o = info->apply(r.context(), req.param, s);
     if (!o.applies) throw std::invalid_argument(fmt::format("edit \"{}\" does not apply: {}", req.name, o.why_not));
-    if (o.scope_step >= 0) {
+    if (o.scope_step != kScopeSteady) {
       if (edits.size() > 1)
         throw std::invalid_argument("one-off predicts the cold step, the other edits the steady step: ask for it alone");
       scope = o.scope_step;
@@ -194,8 +204,12 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
   out.result.scope = r.scope_name(scope);
   out.result.step_ns = r.measure(r.base, scope);
   out.result.predicted_step_ns = r.measure(after, scope);
-  const size_t path_step = scope >= 0 ? static_cast<size_t>(scope) : (r.steady.empty() ? 0 : r.steady.front());
-  if (path_step < r.spans.size()) out.critical_path = critical_path(t, r.g, s, after, r.spans[path_step]);
+  if (scope == kScopeWholeTrace) {
+    out.critical_path = critical_path(t, r.g, s, after, r.whole);
+  } else {
+    const size_t path_step = scope >= 0 ? static_cast<size_t>(scope) : (r.steady.empty() ? 0 : r.steady.front());
+    if (path_step < r.spans.size()) out.critical_path = critical_path(t, r.g, s, after, r.spans[path_step]);
+  }
   return out;
 }
 

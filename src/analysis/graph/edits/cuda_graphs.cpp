@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
@@ -51,27 +52,38 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
     if (sp.empty()) continue;
-    bool open_region = false;
-    for (NodeId n = sp.first; n <= sp.last; ++n) {
-      const GraphNode& node = g.nodes[n];
-      if (node.kind == NodeKind::HostWait) {
-        open_region = false;
-        continue;
+    // Every thread's part of the step: the steps' thread, and helpers such as the autograd thread
+    // whose launches the same capture records (their regions cost no graph launch of their own).
+    std::vector<std::pair<NodeId, NodeId>> ranges;
+    const std::vector<NodeId> work = step_work(g, sp, &ranges);
+    if (std::none_of(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first == sp.first; }))
+      ranges.emplace_back(sp.first, sp.last);
+    for (const auto& [first, last] : ranges) {
+      const bool main_lane = g.nodes[first].lane == sp.lane;
+      bool open_region = false;
+      for (NodeId n = first; n <= last; ++n) {
+        const GraphNode& node = g.nodes[n];
+        if (node.kind == NodeKind::HostWait) {
+          open_region = false;
+          continue;
+        }
+        if (node.category == CpuCategory::Compile) compile_ns += node.end_ns - node.start_ns;
+        if (node.kind == NodeKind::HostCall && node.event != kNoEvent && is_graph_launch(c.trace.name_of(node.event)))
+          ++graph_launches_seen;
+        const bool launch = node.kind == NodeKind::HostCall && c.trace.is_launch(node.event);
+        if (launch) ++launches;
+        if (launch && !open_region) {
+          open_region = true;
+          if (main_lane) {
+            ++graphs;
+            s.dur[n] = launch_cost;
+            continue;
+          }
+        }
+        s.dur[n] = std::max<int64_t>(0, s.dur[n] - g.graph_skippable_ns[n]);
       }
-      if (node.category == CpuCategory::Compile) compile_ns += node.end_ns - node.start_ns;
-      if (node.kind == NodeKind::HostCall && node.event != kNoEvent && is_graph_launch(c.trace.name_of(node.event)))
-        ++graph_launches_seen;
-      const bool launch = node.kind == NodeKind::HostCall && c.trace.is_launch(node.event);
-      if (launch) ++launches;
-      if (launch && !open_region) {
-        open_region = true;
-        ++graphs;
-        s.dur[n] = launch_cost;
-        continue;
-      }
-      s.dur[n] = std::max<int64_t>(0, s.dur[n] - g.graph_skippable_ns[n]);
     }
-    for (NodeId w : launched_from(g, sp.first, sp.last)) {
+    for (NodeId w : work) {
       s.order_lag[w] = std::min(s.order_lag[w], g.nominal.stream_gap_ns);
       for (uint32_t k = g.edge_begin[w]; k < g.edge_begin[w + 1]; ++k)
         if (g.edges[k].kind == EdgeKind::Launch) s.edge_lag[k] = std::min(s.edge_lag[k], g.nominal.launch_ns);

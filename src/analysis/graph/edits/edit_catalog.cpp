@@ -28,11 +28,4 @@ const EditInfo* find_edit(std::string_view name) {
   return nullptr;
 }
 
-std::vector<NodeId> launched_from(const Graph& g, NodeId first, NodeId last) {
-  std::vector<NodeId> out;
-  auto it = std::lower_bound(g.launches.begin(), g.launches.end(), std::pair<NodeId, NodeId>{first, 0});
-  for (; it != g.launches.end() && it->first <= last; ++it) out.push_back(it->second);
-  return out;
-}
-
 }  // namespace whyslow

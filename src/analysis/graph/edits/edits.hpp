@@ -18,13 +18,21 @@ struct EditContext {
   const Graph& graph;
   const std::vector<StepSpan>& spans;   // step_spans()
   const std::vector<size_t>& steady;    // steady_spans()
+  const StepSpan& whole;                // a stepless trace: all of its main thread's lane
 };
+
+// What an edit's prediction is measured on (EditOutcome::scope_step, besides a step's index).
+inline constexpr int kScopeSteady = -1;      // the steady step
+inline constexpr int kScopeWholeTrace = -2;  // a stepless trace's whole window (its start-up stretch included)
 
 struct EditOutcome {
   bool applies = false;
   std::string why_not;  // when it does not apply: the trace has nothing it changes
+  // It does not apply because the model cannot say, not because there is nothing to change: the
+  // finding keeps its own estimate (a DataLoader that already has workers, whose count is not recorded).
+  bool unmodelled = false;
   std::string change;   // what it changed, in numbers
-  int scope_step = -1;  // the step it is measured on (an index into spans); -1: the steady step
+  int scope_step = kScopeSteady;  // the step it is measured on: an index into spans, or a kScope*
 };
 
 using EditApply = EditOutcome (*)(const EditContext& context, std::string_view param, GraphState& state);
@@ -46,17 +54,5 @@ EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s
 EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_fuse(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, GraphState& s);
-
-// Shared by the edits: the steady steps' node ranges on their lane.
-template <class F>
-void for_each_steady_node(const EditContext& c, F&& f) {
-  for (size_t i : c.steady) {
-    const StepSpan& s = c.spans[i];
-    if (s.empty()) continue;
-    for (NodeId n = s.first; n <= s.last; ++n) f(i, n);
-  }
-}
-// The GPU work launched from nodes first..last of a lane.
-std::vector<NodeId> launched_from(const Graph& g, NodeId first, NodeId last);
 
 }  // namespace whyslow

@@ -1,13 +1,41 @@
-// A host sync removed. Model: of each steady step's host waits (synchronize calls, blocking
-// copies), every one but the step's last stops waiting for the GPU (the read-back moved to the end
+// A host sync removed. Model: of each steady step's host waits that read back (synchronize calls,
+// blocking device-to-host copies), every one but the step's last wait of any kind stops waiting for the GPU (the read-back moved to the end
 // of the step, where the last wait already waits for everything before it); each keeps the call's
 // own cost. With a parameter, only the waits whose call, or an op around it, has it in its name.
 #include <fmt/core.h>
 
+#include "analysis/cpu/host_waits.hpp"
 #include "analysis/graph/edits/edits.hpp"
 
 namespace whyslow {
 namespace {
+
+// How many nodes back on its lane a synchronize looks for the host-to-device copy it finishes
+// (copy call, the CPU work after it, the sync).
+constexpr NodeId kCopyLookBack = 4;
+
+bool host_to_device_launch(const Trace& t, EventId call) {
+  return call != kNoEvent && t.is_launch(call) && t.name_of(t.launch_link[call]).find("HtoD") != std::string_view::npos;
+}
+
+// A wait the fix moves: a synchronize, or a copy back to the host (.item(), .cpu()). A blocking
+// host-to-device copy is pageable memory's (the pin edit's), not a read-back, and so is a
+// synchronize inside the same op right after one (torch's copy from pageable memory waits so).
+bool read_back(const Trace& t, const Graph& g, NodeId n) {
+  const EventId call = g.nodes[n].event;
+  const HostWait w = host_wait_kind(t, call);
+  if (w == HostWait::BlockingCopy)
+    return t.is_launch(call) && t.name_of(t.launch_link[call]).find("DtoH") != std::string_view::npos;
+  if (w != HostWait::Sync) return false;
+  const EventId op = t.parent[call];
+  for (NodeId k = 1; k <= kCopyLookBack && k <= n; ++k) {
+    const GraphNode& before = g.nodes[n - k];
+    if (before.lane != g.nodes[n].lane || before.event == kNoEvent) continue;
+    if (op != kNoEvent && t.start_ns[before.event] < t.start_ns[op]) break;  // outside the op
+    if (host_to_device_launch(t, before.event)) return false;
+  }
+  return true;
+}
 
 // The call's name or an enclosing op's holds `what` (aten::item, aten::_local_scalar_dense, …).
 bool named(const Trace& t, EventId e, std::string_view what) {
@@ -31,7 +59,9 @@ EditOutcome edit_no_sync(const EditContext& c, std::string_view param, GraphStat
     for (NodeId n = sp.first; n <= sp.last; ++n)
       if (g.nodes[n].kind == NodeKind::HostWait) last_wait = n;
     for (NodeId n = sp.first; n <= sp.last; ++n) {
-      if (g.nodes[n].kind != NodeKind::HostWait || n == last_wait || !named(c.trace, g.nodes[n].event, param)) continue;
+      if (g.nodes[n].kind != NodeKind::HostWait || n == last_wait || !read_back(c.trace, g, n) ||
+          !named(c.trace, g.nodes[n].event, param))
+        continue;
       for (uint32_t k = g.edge_begin[n]; k < g.edge_begin[n + 1]; ++k)
         if (g.edges[k].kind == EdgeKind::HostSync) s.edge_lag[k] = kEdgeRemoved;
       waited += g.nodes[n].end_ns - g.nodes[n].start_ns - g.nodes[n].dur_ns;

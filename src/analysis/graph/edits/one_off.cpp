@@ -50,17 +50,24 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     out.why_not = fmt::format("one-off takes no parameter, not \"{}\"", param);
     return out;
   }
-  if (cold < 0 || static_cast<size_t>(cold) >= c.spans.size() || c.spans[cold].empty() || c.steady.empty()) {
-    out.why_not = "no step stands out as a cold start";
+  // A stepless trace with a start-up stretch: the one-off events in it leave the whole window.
+  const bool stepless = c.facts.steps.empty() && c.facts.cold_start.startup_end_ns > 0 && !c.whole.empty();
+  if (!stepless && (cold < 0 || static_cast<size_t>(cold) >= c.spans.size() || c.spans[cold].empty() || c.steady.empty())) {
+    out.why_not = "no step stands out as a cold start, and the trace has no start-up stretch";
     return out;
   }
-  const StepSpan& sp = c.spans[cold];
-  const StepFacts& step = c.facts.steps[cold];
+  const StepSpan& sp = stepless ? c.whole : c.spans[cold];
+  const int64_t from = g.nodes[sp.first].start_ns;
+  const int64_t to = stepless ? c.facts.cold_start.startup_end_ns : c.facts.steps[cold].end_ns;
   const Track& tr = t.tracks[g.lanes[sp.lane].track];
-  // The one-off events' time on the step's thread, merged.
+  // The one-off events' time on the step's thread, merged: by name, and the slow one-off CUDA calls
+  // cold_start found (a first launch or allocation of 100 ms or more, with the GPU idle).
   std::vector<Interval> one_off;
   for (EventId e : tr.events)
-    if (t.start_ns[e] >= step.start_ns && t.end_ns(e) <= step.end_ns && t.dur_ns[e] > 0 && one_off_event(t, e))
+    if (t.start_ns[e] >= from && t.end_ns(e) <= to && t.dur_ns[e] > 0 && one_off_event(t, e))
+      one_off.emplace_back(t.start_ns[e], t.end_ns(e));
+  for (EventId e : c.facts.cold_start.evidence)
+    if (t.track[e] == g.lanes[sp.lane].track && t.start_ns[e] >= from && t.end_ns(e) <= to)
       one_off.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(one_off);
   int64_t removed = 0;
@@ -70,6 +77,17 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     s.dur[n] -= take;
     removed += take;
   }
+  if (stepless) {
+    if (removed == 0) {
+      out.why_not = "the start-up stretch holds no one-off event on the main thread";
+      return out;
+    }
+    out.applies = true;
+    out.scope_step = kScopeWholeTrace;
+    out.change = fmt::format("{:.1f} ms of one-off calls in the start-up stretch removed", static_cast<double>(removed) / 1e6);
+    return out;
+  }
+  const StepFacts& step = c.facts.steps[cold];
   // First-call work: the step's top-level ops against the same ops in the steady steps.
   std::unordered_map<NameId, std::vector<int64_t>> steady_ops;
   std::unordered_map<NameId, std::vector<int64_t>> steady_kernels;
@@ -79,7 +97,7 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     if (t.parent[e] != kNoEvent && t.dur_ns[e] > 0 && steady_steps.count(t.parent[e])) steady_ops[t.name[e]].push_back(t.dur_ns[e]);
   for (size_t i : c.steady) {
     if (!c.spans[i].empty())
-      for (NodeId w : launched_from(g, c.spans[i].first, c.spans[i].last)) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
+      for (NodeId w : step_work(g, c.spans[i])) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
   }
   int64_t first_calls = 0;
   for (EventId e : tr.events) {
@@ -93,7 +111,7 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     first_calls += excess;
   }
   uint64_t warm_kernels = 0;
-  for (NodeId w : launched_from(g, sp.first, sp.last)) {
+  for (NodeId w : step_work(g, sp)) {
     const auto it = steady_kernels.find(t.name[g.nodes[w].event]);
     if (it != steady_kernels.end() && median(it->second) < s.dur[w]) {
       s.dur[w] = median(it->second);

@@ -52,7 +52,7 @@ EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
     if (sp.empty()) continue;
-    for (NodeId w : launched_from(g, sp.first, sp.last)) {
+    for (NodeId w : step_work(g, sp)) {
       const EventId e = g.nodes[w].event;
       const std::string_view name = c.trace.name_of(e);
       const int64_t bytes = c.trace.gpu_detail[c.trace.detail[e]].bytes;

@@ -54,7 +54,7 @@ EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, Grap
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
     if (sp.empty()) continue;
-    for (NodeId w : launched_from(g, sp.first, sp.last)) {
+    for (NodeId w : step_work(g, sp)) {
       const auto it = factor.find(c.trace.name[g.nodes[w].event]);
       if (it == factor.end()) continue;
       before += s.dur[w];

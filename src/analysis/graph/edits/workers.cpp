@@ -33,6 +33,23 @@ EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphStat
     }
   }
   const Graph& g = c.graph;
+  // A DataLoader that already loads in worker processes: its wait is for workers that cannot keep
+  // up, and how many there are is not in the trace, so what more would give cannot be said.
+  for (size_t i : c.steady) {
+    const StepSpan& sp = c.spans[i];
+    if (sp.empty()) continue;
+    const Track& tr = c.trace.tracks[g.lanes[sp.lane].track];
+    const int64_t from = g.nodes[sp.first].start_ns, to = g.nodes[sp.last].end_ns;
+    auto it = std::lower_bound(tr.events.begin(), tr.events.end(), from,
+                               [&](EventId e, int64_t ts) { return c.trace.start_ns[e] < ts; });
+    for (; it != tr.events.end() && c.trace.start_ns[*it] < to; ++it)
+      if (c.trace.name_of(*it).find("_MultiProcessingDataLoaderIter") != std::string_view::npos) {
+        out.why_not = "the DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter) and the trace does "
+                      "not say how many: what more workers would give cannot be replayed";
+        out.unmodelled = true;
+        return out;
+      }
+  }
   int64_t before = 0, after = 0;
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
