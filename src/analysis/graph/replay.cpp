@@ -76,39 +76,41 @@ void bind_lags(Graph& g) {
 }
 
 ReplayTimes replay(const Graph& g, const GraphState& s) {
+  // Each node's start and end are timed as two events (2i, 2i + 1): a blocking copy's call starts
+  // before its copy and ends after it (call start → copy start → copy end → call end), which as
+  // whole nodes would be a cycle.
   const size_t n = g.size();
   ReplayTimes r;
   r.start.assign(n, INT64_MIN);
   r.end.assign(n, INT64_MIN);
   r.start_by.assign(n, kByOwnTime);
   r.end_by.assign(n, kByOwnTime);
-  // Successors: the next node on the lane, and the targets of each node's other edges (CSR).
-  std::vector<NodeId> next(n, kNoNode);
-  std::vector<uint32_t> indegree(n, 0);
-  for (NodeId i = 0; i < n; ++i)
-    if (g.prev[i] != kNoNode) {
-      next[g.prev[i]] = i;
-      ++indegree[i];
+  auto start_of = [](NodeId i) { return 2 * static_cast<size_t>(i); };
+  auto end_of = [](NodeId i) { return 2 * static_cast<size_t>(i) + 1; };
+  auto source_of = [&](const GraphEdge& x) { return x.kind == EdgeKind::Launch ? start_of(x.from) : end_of(x.from); };
+  auto target_of = [&](const GraphEdge& x, NodeId to) { return sets_end(x.kind) ? end_of(to) : start_of(to); };
+  const size_t events = 2 * n;
+  std::vector<uint32_t> indegree(events, 0);
+  std::vector<uint32_t> out_begin(events + 1, 0);  // each event's successors (CSR)
+  auto each_edge = [&](auto&& f) {
+    for (NodeId i = 0; i < n; ++i) {
+      if (g.prev[i] != kNoNode) f(end_of(g.prev[i]), start_of(i));
+      f(start_of(i), end_of(i));
+      for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) f(source_of(g.edges[k]), target_of(g.edges[k], i));
     }
-  std::vector<uint32_t> out_begin(n + 1, 0);
-  for (NodeId i = 0; i < n; ++i)
-    for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
-      ++out_begin[g.edges[k].from + 1];
-      ++indegree[i];
-    }
-  for (size_t i = 0; i < n; ++i) out_begin[i + 1] += out_begin[i];
-  std::vector<uint32_t> out(g.edges.size());  // edge indices by source
+  };
+  each_edge([&](size_t from, size_t to) {
+    ++out_begin[from + 1];
+    ++indegree[to];
+  });
+  for (size_t i = 0; i < events; ++i) out_begin[i + 1] += out_begin[i];
+  std::vector<uint32_t> out(out_begin.back());
   {
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
-    for (NodeId i = 0; i < n; ++i)
-      for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) out[fill[g.edges[k].from]++] = k;
+    each_edge([&](size_t from, size_t to) { out[fill[from]++] = static_cast<uint32_t>(to); });
   }
-  std::vector<NodeId> edge_target(g.edges.size());
-  for (NodeId i = 0; i < n; ++i)
-    for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) edge_target[k] = i;
 
-  auto time_node = [&](NodeId i) {
-    const GraphNode& node = g.nodes[i];
+  auto time_start = [&](NodeId i) {
     int64_t start = INT64_MIN;
     uint32_t by = kByOwnTime;
     const NodeId p = g.prev[i];
@@ -116,63 +118,66 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
       start = r.end[p] + s.order_lag[i];
       by = kByOrder;
     }
-    int64_t wait_end = INT64_MIN;
-    uint32_t wait_by = kByOwnTime;
     for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
       const GraphEdge& x = g.edges[k];
-      if (s.edge_lag[k] == kEdgeRemoved || r.end[x.from] == INT64_MIN) continue;
-      const int64_t ready = edge_anchor(x, r.start[x.from], r.end[x.from]) + s.edge_lag[k];
-      if (sets_end(x.kind)) {
-        if (ready > wait_end) wait_end = ready, wait_by = k;
-      } else if (ready > start) {
-        start = ready;
+      if (sets_end(x.kind) || s.edge_lag[k] == kEdgeRemoved) continue;
+      const int64_t anchor = x.kind == EdgeKind::Launch ? r.start[x.from] : r.end[x.from];
+      if (anchor == INT64_MIN) continue;
+      if (anchor + s.edge_lag[k] > start) {
+        start = anchor + s.edge_lag[k];
         by = k;
       }
     }
-    if (start == INT64_MIN) start = node.start_ns;  // a source keeps its measured start
-    r.start[i] = start;
+    r.start[i] = start == INT64_MIN ? g.nodes[i].start_ns : start;  // a source keeps its measured start
     r.start_by[i] = by;
-    const int64_t own_end = start + s.dur[i];
-    if (wait_end > own_end) {
-      r.end[i] = wait_end;
-      r.end_by[i] = wait_by;
-    } else {
-      r.end[i] = own_end;
+  };
+  auto time_end = [&](NodeId i) {
+    if (r.start[i] == INT64_MIN) time_start(i);
+    r.end[i] = r.start[i] + s.dur[i];
+    for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
+      const GraphEdge& x = g.edges[k];
+      if (!sets_end(x.kind) || s.edge_lag[k] == kEdgeRemoved || r.end[x.from] == INT64_MIN) continue;
+      if (r.end[x.from] + s.edge_lag[k] > r.end[i]) {
+        r.end[i] = r.end[x.from] + s.edge_lag[k];
+        r.end_by[i] = k;
+      }
     }
   };
 
-  // Kahn's order; what a cycle leaves (lanes whose clocks disagree) goes in measured start order.
-  std::vector<NodeId> ready;
-  for (NodeId i = 0; i < n; ++i)
-    if (indegree[i] == 0) ready.push_back(i);
+  // Kahn's order; what a cycle leaves (lanes whose clocks disagree) goes in measured order.
+  std::vector<uint32_t> ready;
+  for (size_t e = 0; e < events; ++e)
+    if (indegree[e] == 0) ready.push_back(static_cast<uint32_t>(e));
+  std::vector<bool> timed(events, false);
   size_t done = 0;
-  auto release = [&](NodeId j) {
-    if (--indegree[j] == 0) ready.push_back(j);
-  };
-  std::vector<bool> timed(n, false);
   auto run = [&] {
     while (!ready.empty()) {
-      const NodeId i = ready.back();
+      const uint32_t e = ready.back();
       ready.pop_back();
-      if (timed[i]) continue;
-      time_node(i);
-      timed[i] = true;
+      if (timed[e]) continue;
+      const NodeId i = e / 2;
+      if (e % 2 == 0) time_start(i);
+      else time_end(i);
+      timed[e] = true;
       ++done;
-      if (next[i] != kNoNode) release(next[i]);
-      for (uint32_t k = out_begin[i]; k < out_begin[i + 1]; ++k) release(edge_target[out[k]]);
+      for (uint32_t k = out_begin[e]; k < out_begin[e + 1]; ++k)
+        if (indegree[out[k]] > 0 && --indegree[out[k]] == 0) ready.push_back(out[k]);
     }
   };
   run();
-  if (done < n) {
-    std::vector<NodeId> rest;
-    for (NodeId i = 0; i < n; ++i)
-      if (!timed[i]) rest.push_back(i);
-    std::sort(rest.begin(), rest.end(), [&](NodeId a, NodeId b) { return g.nodes[a].start_ns < g.nodes[b].start_ns; });
-    r.cycle_nodes = rest.size();
-    for (NodeId i : rest) {
-      if (timed[i]) continue;
-      indegree[i] = 0;
-      ready.push_back(i);
+  if (done < events) {
+    std::vector<uint32_t> rest;
+    for (size_t e = 0; e < events; ++e)
+      if (!timed[e]) rest.push_back(static_cast<uint32_t>(e));
+    auto measured = [&](uint32_t e) { return e % 2 == 0 ? g.nodes[e / 2].start_ns : g.nodes[e / 2].end_ns; };
+    std::sort(rest.begin(), rest.end(), [&](uint32_t a, uint32_t b) { return measured(a) < measured(b); });
+    std::vector<bool> on_cycle(n, false);
+    for (uint32_t e : rest) on_cycle[e / 2] = true;
+    r.cycle_nodes = static_cast<uint64_t>(std::count(on_cycle.begin(), on_cycle.end(), true));
+    for (uint32_t e : rest) {
+      if (timed[e]) continue;
+      indegree[e] = 0;
+      ready.push_back(e);
       run();
     }
   }
