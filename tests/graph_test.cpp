@@ -586,42 +586,44 @@ struct PredictionCase {
 };
 
 // The goal (the issue) is ±10 %. Each pair gets ONE tolerance on |predicted − measured| / measured:
-// within the goal, a bound the pair can be held to; outside it, what was measured plus ~15 %, so
+// within the goal, a bound the pair can be held to; outside it, what was measured plus a margin, so
 // that the test fails when a change makes the prediction worse, and the miss is written here
-// rather than hidden in a wide bound. Measured when this was written (src at b066a61):
+// rather than hidden in a wide bound. Measured 2026-12-04 on this repository's fixtures (H200):
 //
-// - workers=4: 20.27 ms vs 19.91 ms, +1.8 %. Tolerance 5 %: the after trace's steady steps agree
-//   within 0.2 % (19.90-19.94 ms), so 5 % is the model's error with room, inside the goal.
-// - cuda-graphs: 19.1 µs vs 24.6 µs, −22.1 %: MISSES ±10 %. Tolerance 26 %. The after trace's step
-//   (lab/mm_64_fp32_graph, ProfilerStep#3-6: 22-29 µs) is cudaEventRecord (2 µs), the graph launch
-//   (7.4 µs), cudaEventRecord (2.5 µs), cudaEventSynchronize (8 µs), cudaEventElapsedTime. The edit
-//   drops the two timing cudaEventRecord calls with the launches (cpu_work.cpp's graph_skips counts
-//   a host call of category Launch as skippable, but these stay outside the captured region), and
-//   it starts the kernels the trace's nominal kernel-launch latency (6.9 µs, its 10th percentile)
-//   after the graph launch starts, where the after trace shows 9.7 µs. Together ≈ 5.5 µs, the miss.
-// - one-off, torch/mm_bias_64_fp32_cold: 638 µs vs 113 µs, +464 %: MISSES. Tolerance 5.4 (+540 %).
-//   What the edited cold step keeps is CPU time outside every op and every one-off event: 295 µs
-//   between aten::mm's end and aten::add's start, 202 µs between bias_add's end and the
-//   cudaDeviceSynchronize, 109 µs from the step's start to aten::mm (a steady step of the after
-//   trace spends 10-18 µs in each). The first-call rule compares top-level ops only, so first-time
-//   Python between ops stays.
-// - one-off, torch/mm_bias_4096_fp32_cold: 2.909 ms vs 2.821 ms, +3.1 %. Tolerance 10 %, the goal:
-//   the step is its 2.67 ms GEMM once the one-off calls go; the same ~0.6 ms of CPU time between ops
-//   as above is kept but overlaps the GEMM.
-// - one-off, lab/mm_64_fp32_cold: 883 µs vs 31 µs, ×28 (+2746 %): MISSES. Tolerance 32. The step's
-//   first cudaEventRecord (823 µs; 2 µs in a steady step) is kept: a host call, neither a one-off
-//   event by name nor in cold_start's evidence, and before the first op, so no first-call rule sees it.
+// - workers=4: 20.54 ms vs 19.91 ms, +3.2 %. Tolerance 6 %: the after trace's steady steps agree
+//   within 0.2 % (19.90-19.94 ms), so this is the model's own error with room, inside the goal.
+// - cuda-graphs: 21.1 µs vs 24.6 µs, −14.3 %: MISSES ±10 %. Tolerance 18 %. The after trace's steps
+//   (22-29 µs) start their kernel 9.7 µs after the graph launch starts; the edit uses the trace's
+//   nominal kernel-launch latency (its 10th percentile, 6.9 µs): a graph's first kernel starts later
+//   than a single kernel does. Not fitted: a second recording (tools/record_what_if_pairs.py) says
+//   whether that is the graph launch's own latency.
+// - one-off, torch/mm_bias_64_fp32_cold: 128 µs vs 113 µs, +13.2 %: MISSES ±10 % by a little.
+//   Tolerance 18 %. The cold step's remaining Python between ops is the steady steps' median;
+//   the after trace is another process whose steps are 95-275 µs.
+// - one-off, torch/mm_bias_4096_fp32_cold: 2.832 ms vs 2.821 ms, +0.4 %. Tolerance 10 %, the goal.
+// - one-off, lab/mm_64_fp32_cold: 29.4 µs vs 31.0 µs, −5.4 %. Tolerance 10 %, the goal.
+// - tensor-cores=bf16, torch/mm_bias_4096_fp32 → _bf16: 317 µs vs 306 µs, +3.6 %. Tolerance 10 %.
+//   The after trace also runs its bias add in bf16 (half the bytes), which the edit does not model:
+//   2 % of the step.
+// - fuse, torch/pointwise_chain → _compiled (torch.compile fuses the chain): 404 µs vs 332 µs,
+//   +22 %: MISSES. Tolerance 30 %. The compiled side also replaces the eager ops' dispatch by one
+//   compiled call, and its Triton kernel runs faster than the chain's own bandwidth (the model's
+//   rate for the fused kernel).
 const PredictionCase kPredictionCases[] = {
-    {"cpu/dataloader_workers0", "workers", "4", "cpu/dataloader_workers4", "steady step", 0.05,
-     "within the ±10 % goal: measured +1.8 %"},
-    {"lab/mm_64_fp32_separate", "cuda-graphs", "", "lab/mm_64_fp32_graph", "steady step", 0.26,
-     "misses ±10 %: measured −22.1 %; the timing cudaEventRecords dropped, the graph launch's latency short"},
-    {"torch/mm_bias_64_fp32_cold", "one-off", "", "torch/mm_bias_64_fp32", "ProfilerStep#0", 5.4,
-     "misses: measured +464 %; first-time CPU work between the ops is kept"},
+    {"cpu/dataloader_workers0", "workers", "4", "cpu/dataloader_workers4", "steady step", 0.06,
+     "within the ±10 % goal: measured +3.2 %"},
+    {"lab/mm_64_fp32_separate", "cuda-graphs", "", "lab/mm_64_fp32_graph", "steady step", 0.18,
+     "misses ±10 %: measured −14.3 %; a graph's first kernel starts later than the nominal launch latency"},
+    {"torch/mm_bias_64_fp32_cold", "one-off", "", "torch/mm_bias_64_fp32", "ProfilerStep#0", 0.18,
+     "misses ±10 % by a little: measured +13.2 %"},
     {"torch/mm_bias_4096_fp32_cold", "one-off", "", "torch/mm_bias_4096_fp32", "ProfilerStep#0", 0.10,
-     "within the ±10 % goal: measured +3.1 %"},
-    {"lab/mm_64_fp32_cold", "one-off", "", "lab/mm_64_fp32_separate", "ProfilerStep#0", 32.0,
-     "misses by far: measured ×28; the first cudaEventRecord (823 µs) is kept"},
+     "within the ±10 % goal: measured +0.4 %"},
+    {"lab/mm_64_fp32_cold", "one-off", "", "lab/mm_64_fp32_separate", "ProfilerStep#0", 0.10,
+     "within the ±10 % goal: measured −5.4 %"},
+    {"torch/mm_bias_4096_fp32", "tensor-cores", "bf16", "torch/mm_bias_4096_bf16", "steady step", 0.10,
+     "within the ±10 % goal: measured +3.6 %"},
+    {"torch/pointwise_chain", "fuse", "", "torch/pointwise_chain_compiled", "steady step", 0.30,
+     "misses ±10 %: measured +22 %; the compiled call's own CPU cost and the Triton kernel's speed"},
 };
 
 TEST(GraphWhatIf, PredictionsAgainstTracesRecordedAfterTheFix) {
@@ -650,6 +652,24 @@ TEST(GraphWhatIf, PredictionsAgainstTracesRecordedAfterTheFix) {
     EXPECT_FALSE(a.changes.empty());
     EXPECT_FALSE(a.critical_path.empty());
   }
+}
+
+// A pair set aside, never tuned to: Kineto's own tb_plugin samples, ResNet-50 training recorded by
+// PyTorch's developers in 2021 (another GPU, another torch) with num_workers=0 and =4. Read in place
+// from the public corpus; skipped where it is absent. Measured 2026-12-04: 132 ms vs 130 ms, +1.5 %.
+TEST(GraphWhatIf, AsidePublicPairWorkers) {
+  const std::string dir = std::string(WHYSLOW_PUBLIC_TRACES) + "/pytorch__kineto/";
+  const std::string before = dir + "tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz";
+  const std::string after = dir + "tb_plugin__samples__resnet50_num_workers_4__worker0.1623212756351.pt.trace.json.gz";
+  if (!std::filesystem::exists(before) || !std::filesystem::exists(after)) GTEST_SKIP() << "no public corpus at " << dir;
+  const Loaded b = load(before);
+  const Loaded a = load(after);
+  const WhatIfAnswer w = what_if(b.trace, b.facts, {{"workers", "4"}});
+  const int64_t truth = a.facts.graph.steady_step_ns;
+  const double err = static_cast<double>(w.result.predicted_step_ns - truth) / static_cast<double>(truth);
+  std::cout << fmt::format("[aside] kineto resnet50 workers 0 → 4: {:.1f} ms → predicted {:.1f} ms, measured {:.1f} ms ({:+.1f} %)\n",
+                           us(w.result.step_ns) / 1e3, us(w.result.predicted_step_ns) / 1e3, us(truth) / 1e3, 100 * err);
+  EXPECT_LE(std::abs(err), 0.10) << "the ±10 % goal";
 }
 
 // ---------------------------------------------------------------------------------------------

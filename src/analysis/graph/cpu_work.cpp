@@ -54,7 +54,10 @@ void split_cpu_work(const Trace& t, const Facts& f, TrackId main_track, Graph& g
         g.data_loading_ns[id] = in_node[static_cast<size_t>(CpuCategory::DataLoading)];
         if (lane.track != main_track && idle == node.dur_ns && node.dur_ns >= kMinHandoffIdleNs) node.kind = NodeKind::ThreadWait;
       } else {
-        g.graph_skippable_ns[id] = graph_skips(node.category) ? node.dur_ns : 0;
+        // Of the host calls, a replay skips the launches (and allocator calls): event records,
+        // queries and waits outside the captured work stay.
+        const bool skipped = node.event != kNoEvent && (t.is_launch(node.event) || node.category == CpuCategory::Allocator);
+        g.graph_skippable_ns[id] = skipped ? node.dur_ns : 0;
       }
       in_node = {};
       idle = 0;

@@ -199,6 +199,10 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
     out.changes.push_back(fmt::format("{}: {}", info->title, o.change));
   }
   const ReplayTimes after = replay(r.g, s);
+  for (const EditRequest& req : edits) {
+    out.result.title += (out.result.title.empty() ? "" : "; ") + std::string(find_edit(req.name)->title);
+  }
+  for (const std::string& c : out.changes) out.result.change += (out.result.change.empty() ? "" : "; ") + c;
   out.result.edit = edits.size() == 1 ? edits.front().name : "all";
   out.result.param = edits.size() == 1 ? edits.front().param : "";
   out.result.scope = r.scope_name(scope);

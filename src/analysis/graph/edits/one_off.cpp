@@ -2,8 +2,10 @@
 // - the CPU time inside one-off events goes: torch.compile's compilation, CUDA module and lazy
 //   function loading, allocator calls, stream and event creation, library set-up queries, the
 //   profiler's buffer requests;
-// - a top-level op of the step that also runs in the steady steps takes what it takes there (its
-//   median): the rest of it was first-call work (handles, plans, heuristics, caches);
+// - a host call (a launch, an event record) whose name also runs in the steady steps takes its
+//   steady median; so does a top-level op of the step (the rest of it was first-call work:
+//   handles, plans, heuristics, caches); the step's time outside any recorded event (the
+//   interpreter importing and initialising on first use) shrinks to the steady steps' median;
 // - a kernel that also runs in the steady steps takes its steady median, and the step's launches
 //   reach the GPU at the trace's nominal latency (a first launch waits for its module).
 #include <fmt/core.h>
@@ -27,16 +29,26 @@ bool one_off_event(const Trace& t, EventId e) {
          is_profiler_buffer_request(n);
 }
 
-// Removes up to `ns` from the CPU-work nodes in [a, b) of lane nodes first..last, in proportion to what they have left.
-void shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
+// Removes up to `ns` from the CPU-work nodes of lane nodes first..last in [a, b), each in
+// proportion to the part of it inside [a, b) that is left; returns what it removed.
+int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
+  auto inside = [&](NodeId n) {
+    const GraphNode& x = g.nodes[n];
+    const int64_t overlap = std::min(x.end_ns, b) - std::max(x.start_ns, a);
+    if (x.kind != NodeKind::CpuWork || overlap <= 0 || x.dur_ns <= 0) return int64_t{0};
+    return static_cast<int64_t>(static_cast<double>(overlap) * static_cast<double>(s.dur[n]) / static_cast<double>(x.dur_ns));
+  };
   int64_t have = 0;
-  for (NodeId n = first; n <= last; ++n)
-    if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].start_ns >= a && g.nodes[n].end_ns <= b) have += s.dur[n];
-  if (have <= 0 || ns <= 0) return;
+  for (NodeId n = first; n <= last; ++n) have += inside(n);
+  if (have <= 0 || ns <= 0) return 0;
   const double cut = std::min(1.0, static_cast<double>(ns) / static_cast<double>(have));
-  for (NodeId n = first; n <= last; ++n)
-    if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].start_ns >= a && g.nodes[n].end_ns <= b)
-      s.dur[n] -= static_cast<int64_t>(static_cast<double>(s.dur[n]) * cut);
+  int64_t removed = 0;
+  for (NodeId n = first; n <= last; ++n) {
+    const int64_t take = static_cast<int64_t>(static_cast<double>(inside(n)) * cut);
+    s.dur[n] -= take;
+    removed += take;
+  }
+  return removed;
 }
 
 }  // namespace
@@ -88,27 +100,64 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     return out;
   }
   const StepFacts& step = c.facts.steps[cold];
-  // First-call work: the step's top-level ops against the same ops in the steady steps.
-  std::unordered_map<NameId, std::vector<int64_t>> steady_ops;
-  std::unordered_map<NameId, std::vector<int64_t>> steady_kernels;
+  // First-call work: the step's host calls, top-level ops and time between ops against the same
+  // in the steady steps.
+  std::unordered_map<NameId, std::vector<int64_t>> steady_ops, steady_calls, steady_kernels;
   std::unordered_set<EventId> steady_steps;
   for (size_t i : c.steady) steady_steps.insert(c.facts.steps[i].event);
   for (EventId e : tr.events)
     if (t.parent[e] != kNoEvent && t.dur_ns[e] > 0 && steady_steps.count(t.parent[e])) steady_ops[t.name[e]].push_back(t.dur_ns[e]);
+  std::vector<int64_t> steady_between;  // per steady step: its CPU work outside any recorded event
   for (size_t i : c.steady) {
-    if (!c.spans[i].empty())
-      for (NodeId w : step_work(g, c.spans[i])) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
+    const StepSpan& st = c.spans[i];
+    if (st.empty()) continue;
+    int64_t between = 0;
+    for (NodeId n = st.first; n <= st.last; ++n) {
+      const GraphNode& x = g.nodes[n];
+      if (x.kind == NodeKind::HostCall) steady_calls[t.name[x.event]].push_back(x.dur_ns);
+      if (x.kind == NodeKind::CpuWork && x.category == CpuCategory::Other) between += x.dur_ns;
+    }
+    steady_between.push_back(between);
+    for (NodeId w : step_work(g, st)) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
   }
   int64_t first_calls = 0;
+  for (NodeId n = sp.first; n <= sp.last; ++n) {
+    const GraphNode& x = g.nodes[n];
+    if (x.kind != NodeKind::HostCall) continue;
+    const auto it = steady_calls.find(t.name[x.event]);
+    if (it == steady_calls.end() || median(it->second) >= s.dur[n]) continue;
+    first_calls += s.dur[n] - median(it->second);
+    s.dur[n] = median(it->second);
+  }
   for (EventId e : tr.events) {
     if (t.parent[e] != step.event || t.dur_ns[e] <= 0) continue;
     const auto it = steady_ops.find(t.name[e]);
     if (it == steady_ops.end()) continue;
-    const int64_t left = t.dur_ns[e] - covered_length(one_off, t.start_ns[e], t.end_ns(e));
+    int64_t left = 0;  // what is left of the op's time after the cuts above
+    for (NodeId n = sp.first; n <= sp.last; ++n) {
+      const GraphNode& x = g.nodes[n];
+      const int64_t overlap = std::min(x.end_ns, t.end_ns(e)) - std::max(x.start_ns, t.start_ns[e]);
+      if (overlap > 0 && x.dur_ns > 0)
+        left += static_cast<int64_t>(static_cast<double>(overlap) * static_cast<double>(s.dur[n]) / static_cast<double>(x.dur_ns));
+    }
     const int64_t excess = left - median(it->second);
-    if (excess <= 0) continue;
-    shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), excess);
-    first_calls += excess;
+    if (excess > 0) first_calls += shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), excess);
+  }
+  // Time between recorded events (the interpreter importing and initialising on first use).
+  if (!steady_between.empty()) {
+    int64_t between = 0;
+    for (NodeId n = sp.first; n <= sp.last; ++n)
+      if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].category == CpuCategory::Other) between += s.dur[n];
+    const int64_t typical = median(steady_between);
+    if (between > typical && between > 0) {
+      const double keep = static_cast<double>(typical) / static_cast<double>(between);
+      for (NodeId n = sp.first; n <= sp.last; ++n)
+        if (g.nodes[n].kind == NodeKind::CpuWork && g.nodes[n].category == CpuCategory::Other) {
+          const int64_t take = s.dur[n] - static_cast<int64_t>(static_cast<double>(s.dur[n]) * keep);
+          s.dur[n] -= take;
+          first_calls += take;
+        }
+    }
   }
   uint64_t warm_kernels = 0;
   for (NodeId w : step_work(g, sp)) {
@@ -126,7 +175,7 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
   }
   out.applies = true;
   out.scope_step = cold;
-  out.change = fmt::format("{:.1f} ms of one-off calls and {:.1f} ms of first-call work in ops removed, {} kernels at their steady speed",
+  out.change = fmt::format("{:.1f} ms of one-off calls and {:.1f} ms of first-call work (calls, ops and the time between them slower than in the steady steps) removed, {} kernels at their steady speed",
                            static_cast<double>(removed) / 1e6, static_cast<double>(first_calls) / 1e6, warm_kernels);
   return out;
 }
