@@ -148,18 +148,19 @@ int64_t steady_step_ns(const Graph& g, const ReplayTimes& r, const std::vector<S
   // GPU work it launched, whichever is later) to its own; a step that does not follow a steady one
   // from its own start. The median: a step the cold-start rule did not single out weighs no more than one.
   std::vector<int64_t> periods;
-  const StepSpan* prev = nullptr;
+  size_t prev = SIZE_MAX;  // the previous steady step's index, SIZE_MAX when it was not replayed
   int64_t prev_done = 0;
   for (size_t i : steady) {
     if (i >= spans.size() || spans[i].empty()) {
-      prev = nullptr;
+      prev = SIZE_MAX;
       continue;
     }
     const StepSpan& sp = spans[i];
     const int64_t done = std::max(r.end[sp.last], launched_work_end(g, r, sp));
-    const bool follows = prev && prev->lane == sp.lane && prev->last + 1 == sp.first;
+    // The step right after the previous one (the time between two steps' annotations belongs to the later).
+    const bool follows = prev != SIZE_MAX && prev + 1 == i && spans[prev].lane == sp.lane;
     periods.push_back(done - (follows ? prev_done : r.start[sp.first]));
-    prev = &sp;
+    prev = i;
     prev_done = done;
   }
   return median(periods);
