@@ -62,15 +62,17 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     out.why_not = fmt::format("one-off takes no parameter, not \"{}\"", param);
     return out;
   }
-  // A stepless trace with a start-up stretch: the one-off events in it leave the whole window.
-  const bool stepless = c.facts.steps.empty() && c.facts.cold_start.startup_end_ns > 0 && !c.whole.empty();
+  // A stepless trace: the one-off events of its start-up stretch (without one: of all of it) leave
+  // the whole window.
+  const bool stepless = c.facts.steps.empty() && !c.facts.cold_start.causes.empty() && !c.whole.empty();
   if (!stepless && (cold < 0 || static_cast<size_t>(cold) >= c.spans.size() || c.spans[cold].empty() || c.steady.empty())) {
     out.why_not = "no step stands out as a cold start, and the trace has no start-up stretch";
     return out;
   }
   const StepSpan& sp = stepless ? c.whole : c.spans[cold];
   const int64_t from = g.nodes[sp.first].start_ns;
-  const int64_t to = stepless ? c.facts.cold_start.startup_end_ns : c.facts.steps[cold].end_ns;
+  const int64_t startup_end = c.facts.cold_start.startup_end_ns > 0 ? c.facts.cold_start.startup_end_ns : g.nodes[c.whole.last].end_ns;
+  const int64_t to = stepless ? startup_end : c.facts.steps[cold].end_ns;
   const Track& tr = t.tracks[g.lanes[sp.lane].track];
   // The one-off events' time on the step's thread, merged: by name, and the slow one-off CUDA calls
   // cold_start found (a first launch or allocation of 100 ms or more, with the GPU idle).
@@ -96,7 +98,8 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
     }
     out.applies = true;
     out.scope_step = kScopeWholeTrace;
-    out.change = fmt::format("{:.1f} ms of one-off calls in the start-up stretch removed", static_cast<double>(removed) / 1e6);
+    out.change = fmt::format("{:.1f} ms of one-off calls {} removed", static_cast<double>(removed) / 1e6,
+                             c.facts.cold_start.startup_end_ns > 0 ? "in the start-up stretch" : "on the main thread");
     return out;
   }
   const StepFacts& step = c.facts.steps[cold];
