@@ -290,6 +290,7 @@ Graph build_graph(const Trace& t, const Facts& f, GraphWindow window) {
 
   g.nominal = measure_nominal_lags(t, g);
   bind_lags(g);
+  order_events(g);
   return g;
 }
 

@@ -83,6 +83,10 @@ struct Graph {
   NominalLags nominal;
   // Every launch edge as (launch call, GPU work), sorted: the work a range of a lane's nodes launched.
   std::vector<std::pair<NodeId, NodeId>> launches;
+  // replay()'s order of the events 2i (node i's start) and 2i + 1 (its end) (order_events()), and
+  // the nodes left on a cycle of edges (lanes whose clocks disagree), ordered by measured time.
+  std::vector<uint32_t> event_order;
+  uint64_t cycle_nodes = 0;
 
   size_t size() const { return nodes.size(); }
   std::pair<const GraphEdge*, const GraphEdge*> in_edges(NodeId n) const {

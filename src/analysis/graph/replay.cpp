@@ -75,20 +75,14 @@ void bind_lags(Graph& g) {
   }
 }
 
-ReplayTimes replay(const Graph& g, const GraphState& s) {
-  // Each node's start and end are timed as two events (2i, 2i + 1): a blocking copy's call starts
-  // before its copy and ends after it (call start → copy start → copy end → call end), which as
-  // whole nodes would be a cycle.
+void order_events(Graph& g) {
+  // Each node's start and end are two events (2i, 2i + 1): a blocking copy's call starts before
+  // its copy and ends after it (call start → copy start → copy end → call end), which as whole
+  // nodes would be a cycle. Edits change durations and lags, never edges, so one order serves
+  // every replay of the graph.
   const size_t n = g.size();
-  ReplayTimes r;
-  r.start.assign(n, INT64_MIN);
-  r.end.assign(n, INT64_MIN);
-  r.start_by.assign(n, kByOwnTime);
-  r.end_by.assign(n, kByOwnTime);
-  auto start_of = [](NodeId i) { return 2 * static_cast<size_t>(i); };
-  auto end_of = [](NodeId i) { return 2 * static_cast<size_t>(i) + 1; };
-  auto source_of = [&](const GraphEdge& x) { return x.kind == EdgeKind::Launch ? start_of(x.from) : end_of(x.from); };
-  auto target_of = [&](const GraphEdge& x, NodeId to) { return sets_end(x.kind) ? end_of(to) : start_of(to); };
+  auto start_of = [](NodeId i) { return 2 * static_cast<uint32_t>(i); };
+  auto end_of = [](NodeId i) { return 2 * static_cast<uint32_t>(i) + 1; };
   const size_t events = 2 * n;
   std::vector<uint32_t> indegree(events, 0);
   std::vector<uint32_t> out_begin(events + 1, 0);  // each event's successors (CSR)
@@ -96,10 +90,13 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
     for (NodeId i = 0; i < n; ++i) {
       if (g.prev[i] != kNoNode) f(end_of(g.prev[i]), start_of(i));
       f(start_of(i), end_of(i));
-      for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) f(source_of(g.edges[k]), target_of(g.edges[k], i));
+      for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
+        const GraphEdge& x = g.edges[k];
+        f(x.kind == EdgeKind::Launch ? start_of(x.from) : end_of(x.from), sets_end(x.kind) ? end_of(i) : start_of(i));
+      }
     }
   };
-  each_edge([&](size_t from, size_t to) {
+  each_edge([&](uint32_t from, uint32_t to) {
     ++out_begin[from + 1];
     ++indegree[to];
   });
@@ -107,9 +104,54 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
   std::vector<uint32_t> out(out_begin.back());
   {
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
-    each_edge([&](size_t from, size_t to) { out[fill[from]++] = static_cast<uint32_t>(to); });
+    each_edge([&](uint32_t from, uint32_t to) { out[fill[from]++] = to; });
   }
+  // Kahn's order; what a cycle leaves (lanes whose clocks disagree) goes in measured order.
+  g.event_order.clear();
+  g.event_order.reserve(events);
+  std::vector<uint32_t> ready;
+  for (uint32_t e = 0; e < events; ++e)
+    if (indegree[e] == 0) ready.push_back(e);
+  std::vector<bool> placed(events, false);
+  auto run = [&] {
+    while (!ready.empty()) {
+      const uint32_t e = ready.back();
+      ready.pop_back();
+      if (placed[e]) continue;
+      placed[e] = true;
+      g.event_order.push_back(e);
+      for (uint32_t k = out_begin[e]; k < out_begin[e + 1]; ++k)
+        if (indegree[out[k]] > 0 && --indegree[out[k]] == 0) ready.push_back(out[k]);
+    }
+  };
+  run();
+  g.cycle_nodes = 0;
+  if (g.event_order.size() < events) {
+    std::vector<uint32_t> rest;
+    for (uint32_t e = 0; e < events; ++e)
+      if (!placed[e]) rest.push_back(e);
+    auto measured = [&](uint32_t e) { return e % 2 == 0 ? g.nodes[e / 2].start_ns : g.nodes[e / 2].end_ns; };
+    std::sort(rest.begin(), rest.end(), [&](uint32_t a, uint32_t b) { return measured(a) < measured(b); });
+    std::vector<bool> on_cycle(n, false);
+    for (uint32_t e : rest) on_cycle[e / 2] = true;
+    g.cycle_nodes = static_cast<uint64_t>(std::count(on_cycle.begin(), on_cycle.end(), true));
+    for (uint32_t e : rest) {
+      if (placed[e]) continue;
+      indegree[e] = 0;
+      ready.push_back(e);
+      run();
+    }
+  }
+}
 
+ReplayTimes replay(const Graph& g, const GraphState& s) {
+  const size_t n = g.size();
+  ReplayTimes r;
+  r.start.assign(n, INT64_MIN);
+  r.end.assign(n, INT64_MIN);
+  r.start_by.assign(n, kByOwnTime);
+  r.end_by.assign(n, kByOwnTime);
+  r.cycle_nodes = g.cycle_nodes;
   auto time_start = [&](NodeId i) {
     int64_t start = INT64_MIN;
     uint32_t by = kByOwnTime;
@@ -132,7 +174,7 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
     r.start_by[i] = by;
   };
   auto time_end = [&](NodeId i) {
-    if (r.start[i] == INT64_MIN) time_start(i);
+    if (r.start[i] == INT64_MIN) time_start(i);  // only on a cycle's forced order
     r.end[i] = r.start[i] + s.dur[i];
     for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
       const GraphEdge& x = g.edges[k];
@@ -143,43 +185,9 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
       }
     }
   };
-
-  // Kahn's order; what a cycle leaves (lanes whose clocks disagree) goes in measured order.
-  std::vector<uint32_t> ready;
-  for (size_t e = 0; e < events; ++e)
-    if (indegree[e] == 0) ready.push_back(static_cast<uint32_t>(e));
-  std::vector<bool> timed(events, false);
-  size_t done = 0;
-  auto run = [&] {
-    while (!ready.empty()) {
-      const uint32_t e = ready.back();
-      ready.pop_back();
-      if (timed[e]) continue;
-      const NodeId i = e / 2;
-      if (e % 2 == 0) time_start(i);
-      else time_end(i);
-      timed[e] = true;
-      ++done;
-      for (uint32_t k = out_begin[e]; k < out_begin[e + 1]; ++k)
-        if (indegree[out[k]] > 0 && --indegree[out[k]] == 0) ready.push_back(out[k]);
-    }
-  };
-  run();
-  if (done < events) {
-    std::vector<uint32_t> rest;
-    for (size_t e = 0; e < events; ++e)
-      if (!timed[e]) rest.push_back(static_cast<uint32_t>(e));
-    auto measured = [&](uint32_t e) { return e % 2 == 0 ? g.nodes[e / 2].start_ns : g.nodes[e / 2].end_ns; };
-    std::sort(rest.begin(), rest.end(), [&](uint32_t a, uint32_t b) { return measured(a) < measured(b); });
-    std::vector<bool> on_cycle(n, false);
-    for (uint32_t e : rest) on_cycle[e / 2] = true;
-    r.cycle_nodes = static_cast<uint64_t>(std::count(on_cycle.begin(), on_cycle.end(), true));
-    for (uint32_t e : rest) {
-      if (timed[e]) continue;
-      indegree[e] = 0;
-      ready.push_back(e);
-      run();
-    }
+  for (uint32_t e : g.event_order) {
+    if (e % 2 == 0) time_start(e / 2);
+    else time_end(e / 2);
   }
   return r;
 }

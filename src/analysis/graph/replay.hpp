@@ -31,6 +31,10 @@ struct ReplayTimes {
 };
 ReplayTimes replay(const Graph& graph, const GraphState& state);
 
+// The order replay() times the graph's events in (each node's start and end): topological, once
+// per graph (build_graph calls it), since edits change durations and lags, never edges.
+void order_events(Graph& graph);
+
 // Sets each edge's lag so that the replay reproduces the measured times: the edge that binds a
 // node (the latest to be ready at its nominal lag) gets the measured lag, the others their nominal
 // one, never more than the measured start allows. build_graph calls it.
