@@ -1,16 +1,22 @@
 // The HTML report's timeline (issue 30 item 7): nesting of any depth is drawn (row by row up to
 // kMaxLaneRows, deeper on one flattened row, the page saying so); no label is drawn over another
 // event; the axis reads in the unit of the span shown; a finding link scrolls the page to the
-// timeline. The data is read back with simdjson, the drawing checked in headless Chromium.
+// timeline; a steady step's critical path is drawn over it. The data is read back with simdjson, the
+// drawing checked in headless Chromium.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include <cmath>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "analysis/graph/step_replay.hpp"
 #include "browser_test_util.hpp"
 #include "loader_test_util.hpp"
+#include "report/html/page_schema.hpp"
 #include "report/html/report.hpp"
 #include "report/html/timeline.hpp"
 #include "test_support.hpp"
@@ -261,6 +267,126 @@ TEST(HtmlReportBrowser, NoLabelIsDrawnOverAnotherEventOfOwlV2) {
   WHYSLOW_PUBLIC_OR_SKIP(kOwlV2, e);
   TempDir dir;
   expect_no_label_over_an_event(dir, write_page(dir, "owlv2", e), false);
+}
+
+const std::string kDataLoaderWorkers0 = std::string(WHYSLOW_FIXTURES) + "/cpu/dataloader_workers0.json.gz";
+
+// The path the page carries: the graph's, segment by segment in time order, one after another,
+// inside its step, on lanes the page draws, adding up by kind to the step's critical path.
+TEST(HtmlTimeline, CriticalPathSegmentsAreInTimeOrderWithinTheStep) {
+  using report::page_schema::at;
+  using report::page_schema::PathField;
+  const auto e = testing::explain_file(kDataLoaderWorkers0);
+  const GraphFacts& g = e.facts.graph;
+  ASSERT_GE(g.path_step, 0);
+  ASSERT_LT(static_cast<size_t>(g.path_step), e.facts.steps.size());
+  const StepFacts& step = e.facts.steps[static_cast<size_t>(g.path_step)];
+  simdjson::dom::parser parser;
+  const simdjson::dom::element data = parser.parse(data_blob(render_html(e.trace, e.facts, e.findings)));
+  const auto path = data["critical_path"];
+  ASSERT_TRUE(path.is_object());
+  EXPECT_EQ(int64_t(path["step"]), g.path_step);
+  EXPECT_EQ(std::string_view(path["name"]), step.name);
+  std::vector<int64_t> v;
+  for (auto x : path["segments"].get_array()) v.push_back(int64_t(x));
+  const size_t stride = at(PathField::Stride), n = v.size() / stride;
+  ASSERT_EQ(v.size() % stride, 0u);
+  ASSERT_GT(n, 10u);
+  EXPECT_EQ(n, g.path.size());
+  EXPECT_LE(n, kMaxPathSegments);
+  const int64_t t0 = e.facts.window.start_ns, lanes = static_cast<int64_t>(data["lanes"].get_array().size());
+  std::map<PathKind, int64_t> by_kind;
+  std::set<std::string> lane_kinds;
+  int64_t prev_end = step.start_ns - t0, events = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t* s = v.data() + i * stride;
+    const int64_t start = s[at(PathField::Start)], dur = s[at(PathField::Duration)], lane = s[at(PathField::Lane)];
+    EXPECT_GT(dur, 0) << i;
+    EXPECT_GE(start, prev_end) << "segment " << i << " starts before the one before it ends";
+    EXPECT_EQ(start, i == 0 ? start : prev_end) << "segment " << i << ": the path has no gap";
+    prev_end = start + dur;
+    ASSERT_GE(lane, 0) << i;
+    ASSERT_LT(lane, lanes) << i;
+    lane_kinds.emplace(std::string_view(data["lanes"].at(static_cast<size_t>(lane))["kind"]));
+    ASSERT_LT(s[at(PathField::Kind)], 4) << i;
+    by_kind[static_cast<PathKind>(s[at(PathField::Kind)])] += dur;
+    events += s[at(PathField::Event)] >= 0;
+  }
+  EXPECT_GE(v[at(PathField::Start)], step.start_ns - t0) << "the path starts inside its step";
+  EXPECT_LE(prev_end, step.end_ns - t0) << "and ends inside it";
+  EXPECT_EQ(int64_t(path["start"]), v[at(PathField::Start)]);
+  EXPECT_EQ(int64_t(path["end"]), prev_end);
+  EXPECT_EQ(int64_t(path["step_end"]), prev_end) << "under kMaxPathSegments, the path is its step's whole";
+  EXPECT_GT(events, 0);
+  EXPECT_EQ(lane_kinds, (std::set<std::string>{"cpu", "gpu"})) << "the path crosses from the CPU to the GPU and back";
+  // The same walk as the step's critical path: by kind, the segments add up to its parts.
+  std::map<PathKind, int64_t> parts;
+  for (const PathPart& p : g.steps[static_cast<size_t>(g.path_step)].critical_path) parts[p.kind] += p.ns;
+  EXPECT_EQ(by_kind, parts);
+}
+
+TEST(HtmlReportBrowser, DrawsTheCriticalPathOfASteadyStep) {
+  REQUIRE_CHROMIUM();
+  TempDir dir;
+  const std::string page = write_page(dir, "workers0", testing::explain_file(kDataLoaderWorkers0));
+  simdjson::dom::parser parser;
+  const simdjson::dom::element out = parser.parse(testing::page_script_result(dir, page, R"js(
+    const R = window.whyslowReport, tl = R.timeline, m = R.model, p = m.path, ds = document.body.dataset;
+    const out = { name: p.name, segments: p.n, opened: +ds.pathSegments, offEvent: 0, lanes: [] };
+    for (let i = 0; i < p.n; ++i) {
+      const e = p.event[i];
+      if (e >= 0 && (p.t0[i] < m.start[e] || p.t1[i] > m.end(e))) ++out.offEvent;
+      const kind = p.lane[i] >= 0 ? m.lanes[p.lane[i]].kind : "none";
+      if (!out.lanes.includes(kind)) out.lanes.push(kind);
+    }
+    tl.setView(p.start, p.end);
+    tl.draw();
+    out.inStep = +ds.pathSegments;
+    tl.setView(p.end + (p.end - p.start), p.end + 2 * (p.end - p.start));
+    tl.draw();
+    out.afterStep = +ds.pathSegments;
+    // The legend's box hides it and shows it again.
+    const box = document.getElementById("show-path");
+    out.legend = box.closest(".path-key").textContent;
+    box.click();
+    tl.setView(p.start, p.end);
+    tl.draw();
+    out.hidden = +ds.pathSegments;
+    box.click();
+    tl.draw();
+    out.shownAgain = +ds.pathSegments;
+    // A kernel on the path, hovered: its tooltip says so.
+    let k = -1;
+    for (let i = 0; i < p.n && k < 0; ++i) if (p.event[i] >= 0 && m.isKernel(p.event[i])) k = p.event[i];
+    tl.focus(m.start[k], m.end(k), k);
+    tl.draw();
+    const c = document.getElementById("timeline-canvas"), r = c.getBoundingClientRect();
+    c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + tl.x(m.start[k] + m.dur[k] / 2), clientY: r.top + tl.eventY(k) + 8, bubbles: true }));
+    out.kernelTip = document.querySelector(".tooltip").textContent;
+    let other = -1;
+    for (let e = 0; e < m.n && other < 0; ++e) if (m.isKernel(e) && !m.onPath[e] && tl.view.shown(e)) other = e;
+    tl.focus(m.start[other], m.end(other), other);
+    tl.draw();
+    c.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + tl.x(m.start[other] + m.dur[other] / 2), clientY: r.top + tl.eventY(other) + 8, bubbles: true }));
+    out.otherTip = document.querySelector(".tooltip").textContent;
+    console.log("whyslow-test: " + JSON.stringify(out));
+  )js"));
+  EXPECT_EQ(std::string_view(out["name"]), "ProfilerStep#2");
+  const int64_t segments = out["segments"];
+  EXPECT_GT(segments, 100) << "a step of 3 ms of kernels after 40 ms of loading: every kernel is on its path";
+  EXPECT_EQ(int64_t(out["opened"]), segments) << "the page opens on the whole trace: all of the path is drawn";
+  EXPECT_EQ(int64_t(out["inStep"]), segments);
+  EXPECT_EQ(int64_t(out["afterStep"]), 0) << "nothing is drawn where the path is not";
+  EXPECT_EQ(int64_t(out["offEvent"]), 0) << "each event's segment lies on the event";
+  std::set<std::string> lanes;
+  for (auto l : out["lanes"].get_array()) lanes.emplace(std::string_view(l));
+  EXPECT_EQ(lanes, (std::set<std::string>{"cpu", "gpu"}));
+  EXPECT_NE(std::string_view(out["legend"]).find("critical path of ProfilerStep#2"), std::string_view::npos) << std::string_view(out["legend"]);
+  EXPECT_EQ(int64_t(out["hidden"]), 0) << "the legend's box hides the path";
+  EXPECT_EQ(int64_t(out["shownAgain"]), segments);
+  EXPECT_NE(std::string_view(out["kernelTip"]).find("on the critical path of ProfilerStep#2"), std::string_view::npos)
+      << std::string_view(out["kernelTip"]);
+  EXPECT_EQ(std::string_view(out["otherTip"]).find("critical path"), std::string_view::npos) << std::string_view(out["otherTip"]);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/event_names.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 
@@ -25,9 +26,14 @@ double gpu_busy_share(const Facts& f) {
   return f.window.duration_ns > 0 ? std::clamp(static_cast<double>(f.gpu_busy_ns) / static_cast<double>(f.window.duration_ns), 0.0, 1.0) : 0;
 }
 
-// The edit (analysis/graph/edits/) that is each finding's fix, where one is modelled.
-std::string_view fix_of(FindingId id) {
-  switch (id) {
+// The edit (analysis/graph/edits/) that is each finding's fix, where one is modelled. The CPU work
+// before a step's first launch is fixed by workers when it is the DataLoader's (its longest piece).
+std::string_view fix_of(const Trace& t, const Finding& x) {
+  switch (x.id) {
+    case FindingId::cpu_prefix:
+      for (const EventRef& r : x.events)
+        if (r.event != kNoEvent && is_data_loader_span(t.name_of(r.event))) return "workers";
+      return "";
     case FindingId::cold_start: return "one-off";
     case FindingId::overhead_bound:
     case FindingId::cuda_graphs_not_replayed: return "cuda-graphs";
@@ -44,8 +50,8 @@ std::string_view fix_of(FindingId id) {
 // A finding whose fix is modelled gets its recoverable time from the replay: the step as replayed,
 // less the step the edited graph replays to. Where the graph was built from GPU records and the
 // edit does not apply (nothing in the steady steps that it changes), the fix gives back nothing.
-void replay_fix(Finding& x, const Facts& f) {
-  const std::string_view edit = fix_of(x.id);
+void replay_fix(const Trace& t, Finding& x, const Facts& f) {
+  const std::string_view edit = fix_of(t, x);
   if (edit.empty() || !f.graph.built || f.recording.what != Recorded::Gpu) return;
   for (const WhatIf& w : f.graph.what_if) {
     if (w.edit != edit) continue;
@@ -65,6 +71,23 @@ void replay_fix(Finding& x, const Facts& f) {
   x.impact_ns = 0;
   x.impact_is_gpu_time = false;
   x.impact_what = fmt::format("the replayed fix ({}) changes nothing in the steady steps", edit);
+}
+
+// Two findings whose fix is the same edit (overhead_bound and cuda_graphs_not_replayed, sync_wait
+// and host_sync_in_loop, data_loading and cpu_prefix) would recover the same time: the first of
+// the most severe keeps it, the others point there.
+void credit_each_fix_once(std::vector<Finding>& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].what_if) continue;
+    size_t keeper = i;
+    for (size_t j = 0; j < out.size(); ++j)
+      if (j != i && out[j].what_if && out[j].what_if->edit == out[i].what_if->edit && out[j].what_if->param == out[i].what_if->param &&
+          (out[j].severity > out[keeper].severity || (out[j].severity == out[keeper].severity && j < keeper)))
+        keeper = j;
+    if (keeper == i) continue;
+    out[i].impact_ns = 0;
+    out[i].impact_what = fmt::format("the same replayed fix as {}, credited there", to_string(out[keeper].id));
+  }
 }
 
 void cap_by_cost(Finding& x, const Facts& f) {
@@ -116,7 +139,8 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   if (f.recording.what == Recorded::Nothing) return out;  // nothing else to read
   for (const Rule& r : kRules)
     if (!r.reads_gpu_records || f.recording.what == Recorded::Gpu) r.run(t, f, out);
-  for (Finding& x : out) replay_fix(x, f);
+  for (Finding& x : out) replay_fix(t, x, f);
+  credit_each_fix_once(out);
   // The steady state's bound scope is one more pass over the windows: only for a GPU-time saving.
   const bool any_gpu_saving = std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.impact_is_gpu_time; });
   const double gpu_share = any_gpu_saving ? gpu_busy_share(f) : 0;

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "trace/trace.hpp"
+
 namespace whyslow {
 
 // The typical latencies of the trace's edges, measured in it (nominal_lags.cpp): what an edge
@@ -33,6 +35,14 @@ struct PathPart {
   PathKind kind = PathKind::Cpu;
   std::string what;
   int64_t ns = 0;
+};
+
+// One stretch of a step's critical path as it lies on the timeline (the HTML report draws it).
+struct PathSegment {
+  EventId event = kNoEvent;  // the host call or GPU work; kNoEvent for CPU work between host calls and an edge's lag
+  int64_t start_ns = 0, end_ns = 0;  // replayed: the measured times, the graph unedited
+  PathKind kind = PathKind::Cpu;
+  TrackId track = 0;  // its lane's; an edge's lag: the lane of the node it leads to
 };
 
 struct StepReplay {
@@ -63,6 +73,11 @@ struct GraphFacts {
   // What sets the pace of a steady step: the steady steps' critical paths summed by (kind, what)
   // and divided by their count, largest first.
   std::vector<PathPart> steady_path;
+  // The critical path of one steady step (the first the graph replays; `path_step` indexes `steps`,
+  // -1 for none) piece by piece in time order: the pieces the parts above sum, clipped to the step.
+  // At most kMaxPathSegments (step_replay.hpp), from the step's start.
+  int32_t path_step = -1;
+  std::vector<PathSegment> path;
   std::vector<WhatIf> what_if;    // every default edit that applies, largest gain first
   WhatIf all_together;            // all of them at once: the floor that remains (edit "all")
   // Edits the model cannot judge on this trace, with why: their findings keep their own estimate.

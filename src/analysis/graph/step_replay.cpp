@@ -187,25 +187,38 @@ std::string gpu_family(const Trace& t, EventId e) {
   return "other kernels";
 }
 
-std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphState& st, const ReplayTimes& r,
-                                    const StepSpan& s) {
-  if (s.empty()) return {};
+namespace {
+
+// One piece of a critical path: [begin, end) of the step, held by `node`'s own work or, for a lag
+// (`lag_words` not empty: what it is), by the edge that leads to `node`.
+struct PathPiece {
+  PathKind kind = PathKind::Cpu;
+  std::string_view lag_words;
+  int64_t begin = 0, end = 0;
+  NodeId node = kNoNode;
+};
+
+// From the step's last node, back through the edge that set each time (a wait's end edge, else its
+// start edge) to the step's start: hands `visit` each node's replayed time and each edge's lag
+// (nominal part: latency, the rest: wait) clipped to the step, from its end back to its start.
+// The pieces are contiguous: they cover the step.
+template <typename Visit>
+void walk_critical_path(const Graph& g, const GraphState& st, const ReplayTimes& r, const StepSpan& s, Visit&& visit) {
   const int64_t stop = r.start[s.first];
   int64_t cursor = r.end[s.last];
-  std::map<std::pair<PathKind, std::string>, int64_t> sum;
-  // The part [begin, cursor) clipped to the step, then the cursor moves back to it.
-  auto part = [&](PathKind k, std::string what, int64_t begin) {
+  NodeId n = s.last;
+  // The piece [begin, cursor) clipped to the step, then the cursor moves back to it.
+  auto part = [&](PathKind k, std::string_view lag_words, int64_t begin) {
     begin = std::max(begin, stop);
-    if (begin < cursor) sum[{k, std::move(what)}] += cursor - begin;
+    if (begin < cursor) visit(PathPiece{k, lag_words, begin, cursor, n});
     cursor = std::min(cursor, begin);
   };
   auto lag_part = [&](EdgeKind k, int64_t source_anchor, int64_t lag) {
     const LagWords w = lag_words(k);
     const int64_t nominal = std::min(lag, path_nominal(g.nominal, k));
-    if (lag > nominal) part(PathKind::Wait, std::string(w.wait), source_anchor + nominal);
-    part(PathKind::Latency, std::string(w.latency), source_anchor);
+    if (lag > nominal) part(PathKind::Wait, w.wait, source_anchor + nominal);
+    part(PathKind::Latency, w.latency, source_anchor);
   };
-  NodeId n = s.last;
   bool at_end = true;  // walking back from the node's end (else from its start)
   for (size_t guard = 0; cursor > stop && guard < 4 * g.size() + 4; ++guard) {
     const GraphNode& node = g.nodes[n];
@@ -217,12 +230,8 @@ std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphS
         n = x.from;
         continue;
       }
-      switch (node.kind) {
-        case NodeKind::GpuWork: part(PathKind::Gpu, gpu_family(t, node.event), r.start[n]); break;
-        case NodeKind::HostWait: part(PathKind::Cpu, "sync_wait", r.start[n]); break;
-        case NodeKind::ThreadWait: break;  // it lasts nothing of its own
-        default: part(PathKind::Cpu, std::string(to_string(node.category)), r.start[n]); break;
-      }
+      if (node.kind != NodeKind::ThreadWait)  // it lasts nothing of its own
+        part(node.kind == NodeKind::GpuWork ? PathKind::Gpu : PathKind::Cpu, {}, r.start[n]);
       at_end = false;
       continue;
     }
@@ -247,9 +256,38 @@ std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphS
     at_end = !from_start;
   }
   if (cursor > stop) part(PathKind::Wait, "before the trace's first event", stop);
+}
+
+}  // namespace
+
+std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphState& st, const ReplayTimes& r,
+                                    const StepSpan& s) {
+  if (s.empty()) return {};
+  std::map<std::pair<PathKind, std::string>, int64_t> sum;
+  walk_critical_path(g, st, r, s, [&](const PathPiece& p) {
+    const GraphNode& node = g.nodes[p.node];
+    std::string what = !p.lag_words.empty() ? std::string(p.lag_words)
+                       : node.kind == NodeKind::GpuWork ? gpu_family(t, node.event)
+                       : node.kind == NodeKind::HostWait ? "sync_wait"
+                                                          : std::string(to_string(node.category));
+    sum[{p.kind, std::move(what)}] += p.end - p.begin;
+  });
   std::vector<PathPart> out;
   for (auto& [key, ns] : sum) out.push_back({key.first, key.second, ns});
   std::stable_sort(out.begin(), out.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
+  return out;
+}
+
+std::vector<PathSegment> critical_path_segments(const Graph& g, const GraphState& st, const ReplayTimes& r,
+                                                const StepSpan& s) {
+  std::vector<PathSegment> out;
+  if (s.empty()) return out;
+  walk_critical_path(g, st, r, s, [&](const PathPiece& p) {
+    const GraphNode& node = g.nodes[p.node];
+    out.push_back({p.lag_words.empty() ? node.event : kNoEvent, p.begin, p.end, p.kind, g.lanes[node.lane].track});
+  });
+  std::reverse(out.begin(), out.end());
+  if (out.size() > kMaxPathSegments) out.resize(kMaxPathSegments);
   return out;
 }
 

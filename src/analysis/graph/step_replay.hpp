@@ -46,6 +46,17 @@ int64_t steady_step_ns(const Graph& graph, const ReplayTimes& times, const std::
 std::vector<PathPart> critical_path(const Trace& trace, const Graph& graph, const GraphState& state,
                                     const ReplayTimes& times, const StepSpan& span);
 
+// A step's critical path is drawn from this many segments at most. A GPU-bound step's path runs
+// through every kernel of its stream (each with the gap before it: two segments), and an LLM's
+// step launches tens of thousands: the HTML page carries five numbers per segment and draws them
+// all each frame, so a few thousand (~100 KB of page) show a long path's beginning and stay light.
+inline constexpr size_t kMaxPathSegments = 4096;
+
+// The same walk as critical_path(), piece by piece: each node's replayed time and each edge's lag
+// on the path, clipped to the step, in time order from the step's start (the first kMaxPathSegments).
+std::vector<PathSegment> critical_path_segments(const Graph& graph, const GraphState& state,
+                                                const ReplayTimes& times, const StepSpan& span);
+
 // The family of a piece of GPU work, as a critical path names it: "GEMM", "attention",
 // "elementwise", "reduction", "Triton (torch.compile)", "communication", "copy HtoD", "memset", …
 std::string gpu_family(const Trace& trace, EventId gpu_work);

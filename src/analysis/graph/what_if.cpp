@@ -122,6 +122,11 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
     }
     out.steps.push_back(std::move(s));
   }
+  // The path the HTML report draws: the first replayed steady step's.
+  if (!r.steady.empty() && r.steady.front() < r.spans.size() && !r.spans[r.steady.front()].empty()) {
+    out.path_step = static_cast<int32_t>(r.steady.front());
+    out.path = critical_path_segments(r.g, r.measured, r.base, r.spans[r.steady.front()]);
+  }
   {
     std::map<std::pair<PathKind, std::string>, int64_t> sum;
     size_t count = 0;

@@ -112,6 +112,26 @@ enum class BlockField : uint8_t {
 static_assert(static_cast<int>(BlockField::Name) == 0 && static_cast<int>(BlockField::Location) == 2,
               "the writer puts the three strings first, the numbers after");
 
+// A segment of the critical path drawn on the timeline, D.critical_path.segments in strides of
+// PathField (html/path_overlay.cpp).
+#define WHYSLOW_PATH_FIELDS(X)                                                    \
+  X(Event, EVENT)        /* the page's index of its event, -1: CPU work between host calls, a lag */ \
+  X(Lane, LANE)          /* the page's lane, -1 when the page does not draw it */ \
+  X(Start, START)        /* ns from the window's start */                       \
+  X(Duration, DURATION)  /* ns */                                               \
+  X(Kind, KIND)          /* PathKind: an index into SCHEMA.PATH_KINDS */
+enum class PathField : uint8_t {
+#define WHYSLOW_X(cpp, js) cpp,
+  WHYSLOW_PATH_FIELDS(WHYSLOW_X)
+#undef WHYSLOW_X
+  Stride
+};
+// SCHEMA.PATH_KINDS lists to_string(PathKind) by value: the values must run 0, 1, 2, … in this order.
+inline constexpr PathKind kPathKinds[] = {PathKind::Cpu, PathKind::Gpu, PathKind::Latency, PathKind::Wait};
+static_assert(static_cast<int>(kPathKinds[0]) == 0 && static_cast<int>(kPathKinds[1]) == 1 &&
+                  static_cast<int>(kPathKinds[2]) == 2 && static_cast<int>(kPathKinds[3]) == 3,
+              "a segment's kind is its PathKind's value, the index of its name in SCHEMA.PATH_KINDS");
+
 template <typename Field>
 constexpr size_t at(Field f) { return static_cast<size_t>(f); }
 

@@ -13,6 +13,7 @@
 #include "report/html/blocks.hpp"
 #include "report/html/findings.hpp"
 #include "report/html/page_schema.hpp"
+#include "report/html/path_overlay.hpp"
 #include "report/html/rank_spans.hpp"
 #include "report/html/roofline.hpp"
 #include "report/html/summary.hpp"
@@ -144,7 +145,8 @@ std::string render_html(const Trace& trace, const Facts& facts, const std::vecto
   using namespace report;
   CompactJson w;
   w.begin_object();
-  write_trace(w, trace, facts, findings, select_events(trace, facts, findings, options.max_events));
+  const TimelineIndex index = write_trace(w, trace, facts, findings, select_events(trace, facts, findings, options.max_events));
+  write_path_overlay(w, facts, index);  // this page only: the comparison's and the ranks' show other steps
   w.end_object();
   return page("page.html", file_name(trace.path), w.take());
 }

@@ -102,6 +102,9 @@ void plan_step_windows(const Facts& f, Planner& p, std::vector<TimeWindow>& out)
   if (f.cold_start.step_index >= 0) outliers.push_back(static_cast<size_t>(f.cold_start.step_index));
   outliers.push_back(slowest);
   outliers.push_back(fastest);
+  // The step whose critical path the page draws (html/path_overlay.cpp), with all its events around the path.
+  if (f.graph.path_step >= 0 && static_cast<size_t>(f.graph.path_step) < steps.size())
+    outliers.push_back(static_cast<size_t>(f.graph.path_step));
   order.insert(order.begin(), outliers.begin(), outliers.end());
 
   std::vector<uint8_t> taken(steps.size(), 0);
@@ -187,6 +190,11 @@ Selection select_events(const Trace& t, const Facts& f, const std::vector<Findin
     long_events.resize(max_long);
   }
   p.spend(long_events.size());
+  // The critical path's events, one by one wherever the budget leaves its step: the page draws the path on them.
+  std::vector<EventId> path_events;
+  for (const PathSegment& x : f.graph.path)
+    if (x.event != kNoEvent && is_drawable(t, x.event)) path_events.push_back(x.event);
+  p.spend(path_events.size());
 
   plan_finding_windows(t, findings, p, s.windows);
   if (f.steps.size() >= 2) plan_step_windows(f, p, s.windows);
@@ -195,6 +203,7 @@ Selection select_events(const Trace& t, const Facts& f, const std::vector<Findin
   merge(s.windows);
 
   for (EventId e : long_events) s.embedded[e] = 1;
+  for (EventId e : path_events) s.embedded[e] = 1;
   mark(t, p, s);
   return s;
 }

@@ -1,7 +1,8 @@
 // Which events the HTML report embeds one by one. A page cannot hold a 500 MB trace, and a
 // screen cannot show a million rectangles: past a budget, the page keeps every event inside a
 // few detail windows (the outlier steps, steady-state steps, the events the findings point at)
-// plus every event long enough to be seen with the whole trace on screen. What is left is drawn
+// plus every event long enough to be seen with the whole trace on screen and the events of the
+// critical path it draws. What is left is drawn
 // from per-pixel summaries (timeline.cpp).
 #pragma once
 

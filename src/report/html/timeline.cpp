@@ -65,6 +65,7 @@ class Encoder {
         bucket_ns_(std::max<int64_t>(1, (f.window.duration_ns + kOverviewBuckets - 1) / kOverviewBuckets)),
         string_of_(t.names.size(), -1) {
     index_.of_event.assign(t.size(), -1);
+    index_.lane_of_track.assign(t.tracks.size(), -1);
     row_.assign(t.size(), 0);
     for (auto& n : nearest_) n.assign(t.size(), kNoEvent);
   }
@@ -155,9 +156,12 @@ class Encoder {
       if (count[kPython] > 0) python.emplace_back(id, kPython);
     }
     w.key("lanes").begin_array();
+    int32_t lane = 0;
     for (const auto* group : {&main, &python, &other})
       for (const auto& [id, part] : *group) {
         const Track& tr = t_.tracks[id];
+        if (part == kMain) index_.lane_of_track[id] = lane;
+        ++lane;
         write_lane(w, tr, part == kPython ? "Python stack · " + tr.name : tr.name, part);
       }
     w.end_array();

@@ -27,6 +27,7 @@ inline constexpr int64_t kOverviewBuckets = 2000;
 
 struct TimelineIndex {
   std::vector<int32_t> of_event;  // the page's index of each embedded event; -1 when not embedded
+  std::vector<int32_t> lane_of_track;  // the page's lane of each track's events (not its Python frames); -1 when not drawn
 };
 
 // Writes the keys "lanes", "strings", "gpu_details", "shapes", "flows", "overview_buckets",

@@ -71,6 +71,18 @@ function renderLegend(D, models, legend) {
     legend.append(el("span", { style: `--c:${SEVERITY_COLORS.warning}` }, "dashed outline: GPU work that ran while the CPU waited"));
 }
 
+// The critical path's legend entry: what its line is, a box that shows or hides it, a link to its step.
+function renderPathKey(timeline, legend) {
+  const p = timeline.m.path;
+  if (!p) return;
+  const box = el("input", { type: "checkbox", id: "show-path", checked: "", onchange: ev => timeline.setShowPath(ev.target.checked) });
+  legend.append(el("span", { class: "path-key", style: `--c:${PATH_COLOR}` },
+    el("label", {}, box, `critical path of ${p.name}` +
+      (p.end < p.stepEnd ? ` (its first ${fmtDur(p.end - p.start)} of ${fmtDur(p.stepEnd - p.start)})` : "") +
+      ": what set its length (dashed: launch, stream and sync latencies and waits)"), " ",
+    el("a", { href: `#view=${p.start / 1000},${p.end / 1000}`, class: "view" }, "show")));
+}
+
 function renderCoverage(D, model) {
   const m = D.meta, note = document.getElementById("coverage");
   let text = m.complete
@@ -198,6 +210,7 @@ function renderReport(D, t0) {
   renderSelection(model, timeline, -1);
   renderFindings(D, document.getElementById("findings"), true);
   renderLegend(D, [model], document.getElementById("legend"));
+  renderPathKey(timeline, document.getElementById("legend"));
   renderCoverage(D, model);
   renderCharts(D, timeline);
   renderBlocks(D, timeline);

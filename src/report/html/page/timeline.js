@@ -27,6 +27,7 @@ class Timeline {
     this.painter = new TimelinePainter(this.ctx, model, this.view, D);
     this.selected = -1;
     this.activeFinding = -1;
+    this.showPath = true;  // the critical path (model.path), where the data has one
     this.mouse = null;  // [x, y] on the canvas while the mouse is over it (or dragging)
     this.stats = {};
     listenTimelineInput(this);
@@ -86,6 +87,10 @@ class Timeline {
     this.activeFinding = i;
     this.requestDraw();
   }
+  setShowPath(on) {
+    this.showPath = on;
+    this.requestDraw();
+  }
 
   requestDraw() {
     if (this.pending) return;
@@ -94,13 +99,14 @@ class Timeline {
   }
   // Draws now; publishes what it drew as data-* attributes of <body> (for the tests).
   draw() {
-    const stats = this.painter.paint({ selected: this.selected, activeFinding: this.activeFinding });
+    const stats = this.painter.paint({ selected: this.selected, activeFinding: this.activeFinding, showPath: this.showPath });
     this.stats = stats;
     const ds = document.body.dataset, suffix = this.options.suffix || "";
     ds["kernelRects" + suffix] = stats.kernelRects;
     ds["kernelsShown" + suffix] = stats.kernelsShown;
     ds["rects" + suffix] = stats.rects;
     ds["mergedRects" + suffix] = stats.merged;
+    ds["pathSegments" + suffix] = stats.pathSegments;
     ds["axisLabels" + suffix] = stats.axisLabels.join("|");
   }
 

@@ -1,15 +1,20 @@
 // Drawing the timeline on its canvas, from the model and the viewport: lane backgrounds, the
 // time grid, one rectangle per event wider than a pixel (sub-pixel neighbours merged into one),
 // per-pixel summaries of events the page does not hold one by one, the findings on top (shaded
-// spans, outlined events, the GPU work that ran during a wait, queue delays), launch arrows,
-// the lane names and the axis with the steps. Text is never drawn over another event
-// (timeline_labels.js).
+// spans, outlined events, the GPU work that ran during a wait, queue delays), one steady step's
+// critical path, launch arrows, the lane names and the axis with the steps. Text is never drawn
+// over another event (timeline_labels.js).
 
 const MAX_FLOWS_DRAWN = 300;     // more launch arrows than this in view is a smear: show the selected one's
 const LABEL_INSET_PX = 3;        // an event's label starts and ends this far inside its rectangle
 const MIN_LABEL_PX = 22;         // room for two letters and "…": less says nothing, so no label
 const QUEUE_LABEL_PAD_PX = 4;    // the queue delay's words inside their white box, each side
 const ARROW_HEAD_PX = 6;         // the queue bracket's arrow head, which its words keep clear of
+const PATH_COLOR = "#e6007e";    // the critical path: a colour no event class or finding uses
+const PATH_WIDTH_PX = 3;         // its line's width
+const PATH_HALO_PX = 1;          // white each side of the line, so that it reads over any event
+const MIN_PATH_OUTLINE_PX = 4;   // its events this wide or wider are outlined too: narrower ones would hide
+const PATH_LAG_KINDS = new Set(["latency", "wait"]);  // an edge's lag (SCHEMA.PATH_KINDS): dashed
 
 // Dark text on light classes, white on dark ones.
 function textColorFor(hex) {
@@ -29,12 +34,12 @@ class TimelinePainter {
     this.labelCache = new Map();
   }
 
-  // sel: { selected: event or -1, activeFinding: index or -1 }. Returns what was drawn, counted,
+  // sel: { selected: event or -1, activeFinding: index or -1, showPath }. Returns what was drawn, counted,
   // and the axis labels. this.labelBoxes: where text went over the lanes ({ x0, x1, y0, y1, e }:
   // the event the label names, -1 for a queue delay's), for the tests.
   paint(sel) {
     const ctx = this.ctx, view = this.view, W = view.w, H = view.h;
-    const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0 };
+    const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0, pathSegments: 0 };
     this.sel = sel;
     this.labelBoxes = [];
     ctx.clearRect(0, 0, W, H);
@@ -59,6 +64,7 @@ class TimelinePainter {
       for (let r = 0; r < view.shownRows(lane); ++r) this.drawRow(lane, r, y + LANE_PAD / 2 + r * ROW_H, stats);
     });
     this.drawMarks();
+    if (sel.showPath) stats.pathSegments = this.drawPath();
     this.drawFlows();
     if (sel.selected >= 0) this.outline(sel.selected, "#1d2127", 2.5, []);
     ctx.restore();
@@ -277,6 +283,48 @@ class TimelinePainter {
     ctx.fillStyle = color;
     ctx.fillText(text, at + QUEUE_LABEL_PAD_PX, y);
     this.labelBoxes.push({ x0: at, x1: at + width, y0: y - ROW_H / 2 + 2, y1: y + ROW_H / 2 - 2, e: -1 });
+  }
+
+  // One steady step's critical path (model.path): a thick line along each segment's lane, under the
+  // deepest row of the path's events there (an edge's lag dashed), joined across lanes where the path
+  // moves from one to another, and its events outlined where they are wide enough. Returns how many
+  // segments it drew.
+  drawPath() {
+    const p = this.m.path, view = this.view, ctx = this.ctx;
+    if (!p) return 0;
+    const segs = [];  // the segments in view, in time order; null where the page does not draw the lane
+    for (let i = lowerBound(p.t1, view.v0); i < p.n && p.t0[i] <= view.v1; ++i) {
+      const li = p.lane[i];
+      if (li < 0) { segs.push(null); continue; }
+      const x0 = view.x(p.t0[i]), row = Math.min(p.laneRow[li], view.shownRows(this.m.lanes[li]) - 1);
+      segs.push({ x0, x1: Math.max(view.x(p.t1[i]), x0 + 1), y: view.laneY(li) + LANE_PAD / 2 + (row + 1) * ROW_H,
+                  lag: p.event[i] < 0 && PATH_LAG_KINDS.has(SCHEMA.PATH_KINDS[p.kind[i]]), e: p.event[i] });
+    }
+    // Each segment of `lags` (null: all of them), and with `joins` the line between two lanes.
+    const stroke = (lags, joins) => {
+      ctx.beginPath();
+      segs.forEach((s, k) => {
+        if (!s) return;
+        if (lags === null || s.lag === lags) { ctx.moveTo(s.x0, s.y); ctx.lineTo(s.x1, s.y); }
+        const next = segs[k + 1];
+        if (joins && next && next.y !== s.y) { ctx.moveTo(s.x1, s.y); ctx.lineTo(next.x0, next.y); }
+      });
+      ctx.stroke();
+    };
+    ctx.lineCap = "square";  // the corners where it changes lanes closed
+    ctx.strokeStyle = "#ffffff";
+    ctx.lineWidth = PATH_WIDTH_PX + 2 * PATH_HALO_PX;
+    stroke(null, true);
+    ctx.strokeStyle = PATH_COLOR;
+    ctx.lineWidth = PATH_WIDTH_PX;
+    stroke(false, true);
+    ctx.lineCap = "butt";  // square caps would close the dashes' gaps
+    ctx.setLineDash([5, 3]);
+    stroke(true, false);
+    ctx.setLineDash([]);
+    for (const s of segs)
+      if (s && s.e >= 0 && s.x1 - s.x0 >= MIN_PATH_OUTLINE_PX) this.outline(s.e, PATH_COLOR, 2, []);
+    return segs.filter(s => s).length;
   }
 
   drawFlows() {

@@ -72,6 +72,30 @@ class TimelineModel {
       this.launchOf[D.flows[i + 1]] = D.flows[i];
       if (this.firstLaunched[D.flows[i]] < 0) this.firstLaunched[D.flows[i]] = D.flows[i + 1];
     }
+    // One steady step's critical path (D.critical_path, src/report/html/path_overlay.cpp; absent on
+    // the comparison and ranks pages): its segments in time order, which events lie on it, and per
+    // lane the deepest row of its events there (its line runs under that row).
+    this.path = null;
+    this.onPath = new Uint8Array(n);
+    const P = D.critical_path;
+    if (P) {
+      const F = SCHEMA.PATH, s = P.segments, count = Math.floor(s.length / F.STRIDE);
+      const path = { name: P.name, start: P.start, end: P.end, stepEnd: P.step_end, n: count, event: new Int32Array(count), lane: new Int32Array(count),
+                     t0: new Float64Array(count), t1: new Float64Array(count), kind: new Uint8Array(count),
+                     laneRow: new Uint8Array(this.lanes.length) };
+      for (let i = 0; i < count; ++i) {
+        const at = i * F.STRIDE, e = s[at + F.EVENT];
+        path.event[i] = e;
+        path.lane[i] = s[at + F.LANE];
+        path.t0[i] = s[at + F.START];
+        path.t1[i] = s[at + F.START] + s[at + F.DURATION];
+        path.kind[i] = s[at + F.KIND];
+        if (e < 0) continue;
+        this.onPath[e] = 1;
+        path.laneRow[this.lane[e]] = Math.max(path.laneRow[this.lane[e]], this.row[e]);
+      }
+      this.path = path;
+    }
   }
   end(e) { return this.start[e] + this.dur[e]; }
   nameOf(e) { return this.strings[this.name[e]] || "(no name)"; }

@@ -1,6 +1,7 @@
 // The timeline's tooltip: what a step, a lane, a summary cell or an event is, in a few lines of
 // HTML (an event: its class and lane, times, launch details or op shapes, its launch and queue
-// delay, the findings that mark it), and where the box goes so that it stays on the canvas.
+// delay, the critical path and the findings that mark it), and where the box goes so that it
+// stays on the canvas.
 
 function describeHit(h, m, D, findings) {
   if (h.step !== undefined) {
@@ -53,6 +54,7 @@ function describeEvent(e, m, findings) {
   if (gpu >= 0)
     out.push(`<span class=k>launches</span> ${escapeHtml(shortLabel(m.nameOf(gpu)))}, which starts ` +
       `${fmtDur(m.start[gpu] - m.start[e])} later`);
+  if (m.onPath[e]) out.push(`<span class=k>on the critical path</span> of ${escapeHtml(m.path.name)}`);
   for (const f of findings) {
     if (f.mark.includes(e)) out.push(`<span class=k>finding</span> ${escapeHtml(f.id)}`);
     else if (f.cover.includes(e)) out.push(`<span class=k>finding</span> ${escapeHtml(f.id)}: ran while the CPU waited`);
