@@ -12,14 +12,17 @@
 namespace whyslow {
 namespace {
 
-// The edits whyslow tries on every trace, in order; cuda-graphs is asked for as torch.compile's
+// The edits whyslow tries on every trace, in order. CUDA graphs: as torch.compile's
 // reduce-overhead where the steady steps already run compiled code (the fix a compiled model
-// takes), by hand otherwise.
+// takes); else by hand and, for a torch program, also as reduce-overhead, whose per-call cost can
+// exceed the launches it saves (a 64×64 matmul: the step gets slower).
 std::vector<EditRequest> default_edits(const Facts& f) {
   bool compiled = false;
   for (const StepCompile& s : f.compile.per_step) compiled = compiled || s.region_calls > 0;
-  return {{"one-off", ""}, {"cuda-graphs", compiled ? "reduce-overhead" : ""}, {"no-sync", ""}, {"pin", ""}, {"workers", ""},
-          {"fuse", ""},    {"tensor-cores", ""}};
+  std::vector<EditRequest> edits = {{"one-off", ""}, {"cuda-graphs", compiled ? "reduce-overhead" : ""}};
+  if (!compiled && f.recording.from_torch) edits.push_back({"cuda-graphs", "reduce-overhead"});
+  for (const char* e : {"no-sync", "pin", "workers", "fuse", "tensor-cores"}) edits.push_back({e, ""});
+  return edits;
 }
 
 // Of a trace with many steps the graph covers the cold step and the first this many steady steps:
@@ -160,7 +163,11 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
     if (o.unmodelled) out.unmodelled.emplace_back(req.name, o.why_not);
     if (!o.applies) continue;
     out.what_if.push_back(make_what_if(req, *info, o, r, replay(r.g, s)));
-    if (o.scope_step == kScopeSteady) {
+    // Together: each edit once (by hand, where CUDA graphs are tried two ways).
+    const bool second_graphs = req.name == "cuda-graphs" && std::any_of(together_changes.begin(), together_changes.end(), [](const std::string& c) {
+      return c.starts_with("cuda-graphs");
+    });
+    if (o.scope_step == kScopeSteady && !second_graphs) {
       info->apply(r.context(), req.param, together);
       any_together = true;
       together_changes.push_back(req.param.empty() ? req.name : req.name + "=" + req.param);
