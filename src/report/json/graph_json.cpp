@@ -2,6 +2,8 @@
 
 namespace whyslow::report {
 
+using Layout = JsonWriter::Layout;
+
 void write_critical_path(JsonWriter& w, const std::vector<PathPart>& path) {
   w.begin_array();
   for (const PathPart& p : path) {

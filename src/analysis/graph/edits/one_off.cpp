@@ -71,8 +71,9 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphStat
   }
   const StepSpan& sp = stepless ? c.whole : c.spans[cold];
   const int64_t from = g.nodes[sp.first].start_ns;
-  const int64_t startup_end = c.facts.cold_start.startup_end_ns > 0 ? c.facts.cold_start.startup_end_ns : g.nodes[c.whole.last].end_ns;
-  const int64_t to = stepless ? startup_end : c.facts.steps[cold].end_ns;
+  const int64_t to = !stepless                                ? c.facts.steps[cold].end_ns
+                     : c.facts.cold_start.startup_end_ns > 0 ? c.facts.cold_start.startup_end_ns
+                                                               : g.nodes[c.whole.last].end_ns;
   const Track& tr = t.tracks[g.lanes[sp.lane].track];
   // The one-off events' time on the step's thread, merged: by name, and the slow one-off CUDA calls
   // cold_start found (a first launch or allocation of 100 ms or more, with the GPU idle).
