@@ -190,6 +190,11 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
 
 WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditRequest>& edits) {
   if (edits.empty()) throw std::invalid_argument("what-if needs at least one --edit");
+  if (f.recording.what != Recorded::Gpu)
+    throw std::invalid_argument(fmt::format(
+        "the trace holds no record of GPU work ({}): the edits change GPU work and its launches, so there is nothing to "
+        "replay; record with ProfilerActivity.CUDA",
+        to_string(f.recording.what)));
   const Replayer r(t, f);
   GraphState s = r.measured;
   WhatIfAnswer out;
