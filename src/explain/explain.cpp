@@ -43,6 +43,7 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
     case FindingId::data_loading: return "workers";
     case FindingId::unfused_elementwise: return "fuse";
     case FindingId::fp32_matmul: return "tensor-cores";
+    case FindingId::low_efficiency: return "roofline";
     default: return "";
   }
 }

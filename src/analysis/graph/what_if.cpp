@@ -21,7 +21,7 @@ std::vector<EditRequest> default_edits(const Facts& f) {
   for (const StepCompile& s : f.compile.per_step) compiled = compiled || s.region_calls > 0;
   std::vector<EditRequest> edits = {{"one-off", ""}, {"cuda-graphs", compiled ? "reduce-overhead" : ""}};
   if (!compiled && f.recording.from_torch) edits.push_back({"cuda-graphs", "reduce-overhead"});
-  for (const char* e : {"no-sync", "pin", "workers", "fuse", "tensor-cores"}) edits.push_back({e, ""});
+  for (const char* e : {"no-sync", "pin", "workers", "fuse", "tensor-cores", "roofline"}) edits.push_back({e, ""});
   return edits;
 }
 

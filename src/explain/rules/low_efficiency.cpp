@@ -22,8 +22,6 @@ constexpr double kFarUnderPct = 25;
 constexpr double kMinSlowKernelShareOfGpu = 0.10;
 // Shorter calls spend a tenth or more of their time in fixed start-up and drain (~2 µs).
 constexpr int64_t kMinCallNs = 20'000;
-// What a good kernel reaches, for the time it could save: a realistic target, not the roof.
-constexpr double kReachablePct = 75;
 constexpr size_t kMaxSlowKernelsReported = 3;
 
 }  // namespace

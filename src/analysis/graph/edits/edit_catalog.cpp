@@ -16,6 +16,7 @@ constexpr std::array kEdits = {
     EditInfo{"workers", "load the data in DataLoader worker processes", "the number of workers (default 4)", edit_workers},
     EditInfo{"fuse", "fuse each chain of pointwise kernels into one kernel", "", edit_fuse},
     EditInfo{"tensor-cores", "run the fp32 GEMMs on tensor cores", "\"tf32\" (the default) or \"bf16\"", edit_tensor_cores},
+    EditInfo{"roofline", "run the kernels far under their roof at 75 % of it", "", edit_roofline_target},
 };
 
 }  // namespace

@@ -54,5 +54,6 @@ EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s
 EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_fuse(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_roofline_target(const EditContext& c, std::string_view param, GraphState& s);
 
 }  // namespace whyslow
