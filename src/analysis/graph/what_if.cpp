@@ -159,7 +159,7 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
   for (const EditRequest& req : default_edits(f)) {
     const EditInfo* info = find_edit(req.name);
     GraphState s = r.measured;
-    const EditOutcome o = info->apply(r.context(), req.param, s);
+    const EditOutcome o = apply_edit(*info, r.context(), req.param, s);
     if (o.unmodelled) out.unmodelled.emplace_back(req.name, o.why_not);
     if (!o.applies) continue;
     out.what_if.push_back(make_what_if(req, *info, o, r, replay(r.g, s)));
@@ -168,7 +168,7 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
       return c.starts_with("cuda-graphs");
     });
     if (o.scope_step == kScopeSteady && !second_graphs) {
-      info->apply(r.context(), req.param, together);
+      apply_edit(*info, r.context(), req.param, together);
       any_together = true;
       together_changes.push_back(req.param.empty() ? req.name : req.name + "=" + req.param);
     }
@@ -206,7 +206,7 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
       for (const EditInfo& e : edit_catalog()) known += (known.empty() ? "" : ", ") + std::string(e.name);
       throw std::invalid_argument(fmt::format("unknown edit \"{}\": the edits are {}", req.name, known));
     }
-    const EditOutcome o = info->apply(r.context(), req.param, s);
+    const EditOutcome o = apply_edit(*info, r.context(), req.param, s);
     if (!o.applies) throw std::invalid_argument(fmt::format("edit \"{}\" does not apply: {}", req.name, o.why_not));
     if (o.scope_step != kScopeSteady) {
       if (edits.size() > 1)

@@ -1,3 +1,5 @@
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <array>
 
@@ -22,6 +24,15 @@ constexpr std::array kEdits = {
 }  // namespace
 
 std::span<const EditInfo> edit_catalog() { return kEdits; }
+
+EditOutcome apply_edit(const EditInfo& edit, const EditContext& c, std::string_view param, GraphState& s) {
+  if (edit.param.empty() && !param.empty()) {
+    EditOutcome out;
+    out.why_not = fmt::format("{} takes no parameter, not \"{}\"", edit.name, param);
+    return out;
+  }
+  return edit.apply(c, param, s);
+}
 
 const EditInfo* find_edit(std::string_view name) {
   for (const EditInfo& e : kEdits)

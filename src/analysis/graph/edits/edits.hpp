@@ -45,6 +45,8 @@ struct EditInfo {
 };
 std::span<const EditInfo> edit_catalog();
 const EditInfo* find_edit(std::string_view name);
+// Runs an edit: refuses a parameter the edit does not take, else applies it.
+EditOutcome apply_edit(const EditInfo& edit, const EditContext& c, std::string_view param, GraphState& s);
 
 // The edits, one file each.
 EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphState& s);

@@ -53,15 +53,11 @@ int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, in
 
 }  // namespace
 
-EditOutcome edit_one_off(const EditContext& c, std::string_view param, GraphState& s) {
+EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) {
   EditOutcome out;
   const Trace& t = c.trace;
   const Graph& g = c.graph;
   const int cold = c.facts.cold_start.step_index;
-  if (!param.empty()) {
-    out.why_not = fmt::format("one-off takes no parameter, not \"{}\"", param);
-    return out;
-  }
   // A stepless trace: the one-off events of its start-up stretch (without one: of all of it) leave
   // the whole window.
   const bool stepless = c.facts.steps.empty() && !c.facts.cold_start.causes.empty() && !c.whole.empty();

@@ -39,12 +39,8 @@ double pinned_bandwidth(const EditContext& c) {
 
 }  // namespace
 
-EditOutcome edit_pin(const EditContext& c, std::string_view param, GraphState& s) {
+EditOutcome edit_pin(const EditContext& c, std::string_view, GraphState& s) {
   EditOutcome out;
-  if (!param.empty()) {
-    out.why_not = fmt::format("pin takes no parameter, not \"{}\"", param);
-    return out;
-  }
   const Graph& g = c.graph;
   const double bandwidth = pinned_bandwidth(c);
   uint64_t copies = 0;

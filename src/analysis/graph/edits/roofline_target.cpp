@@ -17,12 +17,8 @@ constexpr int64_t kMinCallNs = 20'000;
 
 }  // namespace
 
-EditOutcome edit_roofline_target(const EditContext& c, std::string_view param, GraphState& s) {
+EditOutcome edit_roofline_target(const EditContext& c, std::string_view, GraphState& s) {
   EditOutcome out;
-  if (!param.empty()) {
-    out.why_not = fmt::format("roofline takes no parameter, not \"{}\"", param);
-    return out;
-  }
   const Facts& f = c.facts;
   std::unordered_map<NameId, double> factor;  // per kernel name: what its calls' durations take
   for (size_t i = 0; i < f.kernels.size() && i < f.roofline.kernels.size(); ++i) {
