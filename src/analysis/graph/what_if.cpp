@@ -35,8 +35,12 @@ constexpr size_t kMaxReplayedSteps = 16;
 // and the cold step.
 std::pair<std::vector<size_t>, GraphWindow> replayed_steps(const Facts& f) {
   std::vector<size_t> steady = steady_spans(f);
-  if (f.steps.empty() || steady.empty()) return {steady, GraphWindow{}};
+  if (steady.empty()) return {steady, GraphWindow{}};
   if (steady.size() > kMaxReplayedSteps) steady.resize(kMaxReplayedSteps);
+  // A stepless trace's loop: from the trace's start (its start-up stretch, the first iteration)
+  // to the last replayed iteration's end.
+  if (const LoopFacts* loop = stepless_loop(f)) return {steady, GraphWindow{INT64_MIN, loop->iterations[steady.back()].end_ns}};
+  if (f.steps.empty()) return {steady, GraphWindow{}};
   GraphWindow w{f.steps[steady.front()].start_ns, f.steps[steady.back()].end_ns};
   const int cold = f.cold_start.step_index;
   if (cold >= 0 && static_cast<size_t>(cold) < f.steps.size()) {
