@@ -49,6 +49,10 @@ LaunchFacts launch_queue(const Trace& trace);
 SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
 CopyFacts copies(const Trace& trace);
 ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy);
+// An event cold_start counts as start-up work by its name and kind alone (compilation, module and
+// lazy loading, profiler buffers, allocator, stream/event creation, library set-up calls); the slow
+// one-off calls it finds by duration are in ColdStartFacts::evidence.
+bool is_one_off_by_name(const Trace& trace, EventId e);
 CompileFacts compile_regions(const Trace& trace, const std::vector<StepFacts>& steps);
 MemoryFacts memory_usage(const Trace& trace, const std::vector<StepFacts>& steps);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);

@@ -59,7 +59,7 @@ void replay_fix(const Trace& t, Finding& x, const Facts& f) {
     x.what_if = w;
     x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
     x.impact_is_gpu_time = false;
-    if (w.scope.starts_with("steady")) x.impact_basis_ns = w.step_ns;  // per step (or iteration)
+    if (w.per_step) x.impact_basis_ns = w.step_ns;
     x.impact_what = fmt::format("the {} replayed with the fix ({}): {} → {}", w.scope, w.change, human_duration(w.step_ns),
                                 human_duration(w.predicted_step_ns));
     return;

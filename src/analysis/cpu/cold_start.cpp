@@ -101,6 +101,17 @@ const CauseClass kCauses[] = {
      [](const ColdInput& in, EventId e) { return is_host_api(in.t.kind[e]) && is_library_setup_call(in.t.name_of(e)); }},
 };
 
+}  // namespace
+
+bool is_one_off_by_name(const Trace& t, EventId e) {
+  const ColdInput no_slow_calls{t, {}, kNoEvent};  // the classes by duration match nothing then
+  for (const CauseClass& c : kCauses)
+    if (c.matches(no_slow_calls, e)) return true;
+  return false;
+}
+
+namespace {
+
 // Returns the union of the time the named classes claimed.
 std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
   const Trace& t = in.t;

@@ -57,7 +57,8 @@ struct WhatIf {
   std::string param;     // its parameter, "" for the default
   std::string title;     // "capture each step in a CUDA graph"
   std::string change;    // what it changed, in numbers: "26 launches → 1 graph launch per step"
-  std::string scope;     // what the step is: "steady step" or the cold step's name
+  std::string scope;     // what the step is: "steady step" (or iteration), the cold step's name, "whole trace"
+  bool per_step = true;  // scope is the steady step (iteration), not a one-off stretch
   int64_t step_ns = 0;            // the step as replayed without the edit (= as measured)
   int64_t predicted_step_ns = 0;  // with it
 };

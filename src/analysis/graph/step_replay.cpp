@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "analysis/comm/comm_names.hpp"
+#include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
 #include "analysis/steps/steady_steps.hpp"
 
@@ -175,8 +177,8 @@ std::string gpu_family(const Trace& t, EventId e) {
       if (has(d)) return "copy " + std::string(d);
     return "copy";
   }
-  if (has("nccl") || has("rccl") || has("allreduce") || has("all_reduce") || has("AllReduce")) return "communication";
-  if (has("triton_")) return "Triton (torch.compile)";
+  if (is_comm_kernel(n)) return "communication";  // comm_names.cpp's table: NCCL, RCCL and the libraries beside them
+  if (is_triton_kernel(n)) return "Triton (torch.compile)";
   if (has("flash") || has("fmha") || has("attention") || has("Attention") || has("sdpa")) return "attention";
   if (has("gemm") || has("Gemm") || has("GEMM") || has("cutlass") || has("xmma") || has("nvjet") || has("matmul") ||
       has("wgmma") || has("cublas"))
@@ -260,6 +262,13 @@ void walk_critical_path(const Graph& g, const GraphState& st, const ReplayTimes&
 
 }  // namespace
 
+std::vector<PathPart> largest_first(const std::map<std::pair<PathKind, std::string>, int64_t>& sum, int64_t divisor) {
+  std::vector<PathPart> out;
+  for (const auto& [key, ns] : sum) out.push_back({key.first, key.second, ns / std::max<int64_t>(1, divisor)});
+  std::stable_sort(out.begin(), out.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
+  return out;
+}
+
 std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphState& st, const ReplayTimes& r,
                                     const StepSpan& s) {
   if (s.empty()) return {};
@@ -272,10 +281,7 @@ std::vector<PathPart> critical_path(const Trace& t, const Graph& g, const GraphS
                                                           : std::string(to_string(node.category));
     sum[{p.kind, std::move(what)}] += p.end - p.begin;
   });
-  std::vector<PathPart> out;
-  for (auto& [key, ns] : sum) out.push_back({key.first, key.second, ns});
-  std::stable_sort(out.begin(), out.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
-  return out;
+  return largest_first(sum, 1);
 }
 
 std::vector<PathSegment> critical_path_segments(const Graph& g, const GraphState& st, const ReplayTimes& r,

@@ -2,7 +2,9 @@
 // length, its critical path, and the steady step every what-if is measured by.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/graph/dependency_graph.hpp"
@@ -56,6 +58,9 @@ inline constexpr size_t kMaxPathSegments = 4096;
 // on the path, clipped to the step, in time order from the step's start (the first kMaxPathSegments).
 std::vector<PathSegment> critical_path_segments(const Graph& graph, const GraphState& state,
                                                 const ReplayTimes& times, const StepSpan& span);
+
+// Parts summed by (kind, what), each divided by `divisor` (a count of steps), largest first.
+std::vector<PathPart> largest_first(const std::map<std::pair<PathKind, std::string>, int64_t>& sum, int64_t divisor);
 
 // The family of a piece of GPU work, as a critical path names it: "GEMM", "attention",
 // "elementwise", "reduction", "Triton (torch.compile)", "communication", "copy HtoD", "memset", …

@@ -95,6 +95,7 @@ WhatIf make_what_if(const EditRequest& req, const EditInfo& info, const EditOutc
   w.title = std::string(info.title);
   w.change = o.change;
   w.scope = r.scope_name(o.scope_step);
+  w.per_step = o.scope_step == kScopeSteady;
   w.step_ns = r.measure(r.base, o.scope_step);
   w.predicted_step_ns = r.measure(after, o.scope_step);
   return w;
@@ -142,8 +143,7 @@ GraphFacts analyze_graph(const Trace& t, const Facts& f) {
         ++count;
         for (const PathPart& p : out.steps[i].critical_path) sum[{p.kind, p.what}] += p.ns;
       }
-    for (auto& [key, ns] : sum) out.steady_path.push_back({key.first, key.second, ns / static_cast<int64_t>(count)});
-    std::stable_sort(out.steady_path.begin(), out.steady_path.end(), [](const PathPart& a, const PathPart& b) { return a.ns > b.ns; });
+    out.steady_path = largest_first(sum, static_cast<int64_t>(count));
   }
   // The steady step as measured: the same definition over the measured times.
   ReplayTimes measured_times;

@@ -30,7 +30,7 @@ std::string what_if_table(const Facts& facts) {
   auto row = [&](const WhatIf& w) {
     const double change = w.step_ns > 0 ? static_cast<double>(w.predicted_step_ns - w.step_ns) / static_cast<double>(w.step_ns) : 0;
     const std::string name = w.param.empty() ? w.edit : w.edit + "=" + w.param;
-    t.add_row({name + (w.scope.starts_with("steady") ? "" : " (" + w.scope + ")"), human_duration(w.step_ns),
+    t.add_row({name + (w.per_step ? "" : " (" + w.scope + ")"), human_duration(w.step_ns),
                human_duration(w.predicted_step_ns), fmt::format("{:+.0f} %", change * 100), w.change});
   };
   for (const WhatIf& w : g.what_if) row(w);

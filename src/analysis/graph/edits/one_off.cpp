@@ -1,7 +1,7 @@
 // The cold step's one-off costs removed. Model, on the cold step (cold_start's outlier step):
-// - the CPU time inside one-off events goes: torch.compile's compilation, CUDA module and lazy
-//   function loading, allocator calls, stream and event creation, library set-up queries, the
-//   profiler's buffer requests;
+// - the CPU time inside one-off events goes: those cold_start counts by name (is_one_off_by_name:
+//   compilation, module and lazy loading, allocator, stream/event creation, library set-up, the
+//   profiler's buffer requests) and the slow one-off calls it found;
 // - a host call (a launch, an event record) whose name also runs in the steady steps takes its
 //   steady median; so does a top-level op of the step (the rest of it was first-call work:
 //   handles, plans, heuristics, caches); the step's time outside any recorded event (the
@@ -14,20 +14,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "analysis/core/event_names.hpp"
 #include "analysis/core/intervals.hpp"
 #include "analysis/core/median.hpp"
 #include "analysis/graph/edits/edits.hpp"
+#include "analysis/passes.hpp"
 
 namespace whyslow {
 namespace {
 
-bool one_off_event(const Trace& t, EventId e) {
-  const std::string_view n = t.name_of(e);
-  return is_compilation_event(n) || n == "Runtime Triggered Module Loading" || n == "Lazy Function Loading" ||
-         (is_host_api(t.kind[e]) && (is_allocator_call(n) || is_stream_or_event_creation(n) || is_library_setup_call(n))) ||
-         is_profiler_buffer_request(n);
-}
 
 // Removes up to `ns` from the CPU-work nodes of lane nodes first..last in [a, b), each in
 // proportion to the part of it inside [a, b) that is left; returns what it removed.
@@ -75,7 +69,7 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
   // cold_start found (a first launch or allocation of 100 ms or more, with the GPU idle).
   std::vector<Interval> one_off;
   for (EventId e : tr.events)
-    if (t.start_ns[e] >= from && t.end_ns(e) <= to && t.dur_ns[e] > 0 && one_off_event(t, e))
+    if (t.start_ns[e] >= from && t.end_ns(e) <= to && t.dur_ns[e] > 0 && is_one_off_by_name(t, e))
       one_off.emplace_back(t.start_ns[e], t.end_ns(e));
   for (EventId e : c.facts.cold_start.evidence)
     if (t.track[e] == g.lanes[sp.lane].track && t.start_ns[e] >= from && t.end_ns(e) <= to)
