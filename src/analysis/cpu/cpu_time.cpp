@@ -27,6 +27,7 @@
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
+#include "analysis/core/innermost_sweep.hpp"
 #include "analysis/core/name_memo.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -238,29 +239,10 @@ void sweep_thread(const Trace& t, const Track& tr, NameTraits& names, const std:
   const std::vector<ContextPiece> pieces = contexts(t, tr, names);
   size_t next = 0;
   Windows lookup(windows);
-  auto add = [&](int64_t a, int64_t b, CpuCategory c) { add_span_in_context(lookup, pieces, next, a, b, c); };
-  struct Open {
-    int64_t end;
-    CpuCategory cat;
-  };
-  std::vector<Open> stack;
-  int64_t cursor = windows.front()->start_ns;
-  auto close_until = [&](int64_t ts) {
-    while (!stack.empty() && stack.back().end <= ts) {
-      add(cursor, stack.back().end, stack.back().cat);
-      cursor = std::max(cursor, stack.back().end);
-      stack.pop_back();
-    }
-    add(cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat);
-    cursor = std::max(cursor, ts);
-  };
-  for (uint32_t i = 0; i < tr.events.size(); ++i) {
-    const EventId e = tr.events[i];
-    if (t.dur_ns[e] <= 0 || t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
-    close_until(t.start_ns[e]);
-    stack.push_back({t.end_ns(e), cats[i]});
-  }
-  close_until(windows.back()->end_ns);
+  sweep_innermost<CpuCategory>(
+      t, tr.events.begin(), tr.events.end(), windows.front()->start_ns, windows.back()->end_ns, {}, CpuCategory::Other,
+      [&](std::vector<EventId>::const_iterator it) { return cats[static_cast<size_t>(it - tr.events.begin())]; },
+      [&](int64_t a, int64_t b, CpuCategory c, bool) { add_span_in_context(lookup, pieces, next, a, b, c); });
 }
 
 

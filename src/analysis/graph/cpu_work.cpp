@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "analysis/core/innermost_sweep.hpp"
 #include "analysis/graph/dependency_graph.hpp"
 
 namespace whyslow {
@@ -79,40 +80,21 @@ void split_cpu_work(const Trace& t, const Facts& f, TrackId main_track, Graph& g
         a = node.end_ns;
       }
     };
-    struct Open {
-      int64_t end;
-      CpuCategory cat;
-    };
-    std::vector<Open> stack;
-    const int64_t from = g.nodes[lane.nodes.front()].start_ns, to = g.nodes[lane.nodes.back()].end_ns;
-    int64_t cursor = from;
     // The sweep starts at the lane's first node: the events open then (the first event's
     // ancestors that enclose it) go on the stack first, outermost first.
-    auto first = std::lower_bound(tr.events.begin(), tr.events.end(), from,
-                                  [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    const int64_t from = g.nodes[lane.nodes.front()].start_ns, to = g.nodes[lane.nodes.back()].end_ns;
+    auto category = [&](EventId e) { return e < f.cpu_category.size() ? f.cpu_category[e] : CpuCategory::Other; };
+    const auto first = std::lower_bound(tr.events.begin(), tr.events.end(), from,
+                                        [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    const auto last = std::lower_bound(first, tr.events.end(), to, [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    std::vector<OpenEvent<CpuCategory>> open;
     if (first != tr.events.end()) {
-      std::vector<EventId> open;
       for (EventId a = t.parent[*first]; a != kNoEvent && open.size() < kMaxOpenDepth; a = t.parent[a])
-        if (t.end_ns(a) > from) open.push_back(a);
-      for (auto a = open.rbegin(); a != open.rend(); ++a)
-        stack.push_back({t.end_ns(*a), *a < f.cpu_category.size() ? f.cpu_category[*a] : CpuCategory::Other});
+        if (t.end_ns(a) > from) open.push_back({t.end_ns(a), category(a)});
+      std::reverse(open.begin(), open.end());
     }
-    auto close_until = [&](int64_t ts) {
-      while (!stack.empty() && stack.back().end <= ts) {
-        add(cursor, stack.back().end, stack.back().cat, true);
-        cursor = std::max(cursor, stack.back().end);
-        stack.pop_back();
-      }
-      add(cursor, ts, stack.empty() ? CpuCategory::Other : stack.back().cat, !stack.empty());
-      cursor = std::max(cursor, ts);
-    };
-    for (auto it = first; it != tr.events.end() && t.start_ns[*it] < to; ++it) {
-      const EventId e = *it;
-      if (t.dur_ns[e] <= 0 || t.kind[e] == EventKind::Instant || t.kind[e] == EventKind::TraceSpan) continue;
-      close_until(t.start_ns[e]);
-      stack.push_back({t.end_ns(e), e < f.cpu_category.size() ? f.cpu_category[e] : CpuCategory::Other});
-    }
-    close_until(g.nodes[lane.nodes.back()].end_ns);
+    sweep_innermost<CpuCategory>(t, first, last, from, to, std::move(open), CpuCategory::Other,
+                                 [&](std::vector<EventId>::const_iterator it) { return category(*it); }, add);
     while (k < lane.nodes.size()) finish_node(k++);
   }
 }
