@@ -1,6 +1,6 @@
 // The subcommands, one file each. Each adds itself to the app and returns what runs it; the
 // runner returns the exit code (0 done, 1 bad usage, 2 the trace cannot be read, 3 `explain` of a
-// trace in which the profiler recorded nothing) and may throw LoadError (→ 2) or UsageError /
+// trace in which the profiler recorded nothing, 4 `diff --fail-if-slower` found B slower) and may throw LoadError (→ 2) or UsageError /
 // std::runtime_error (→ 1), which main() reports.
 #pragma once
 
@@ -16,6 +16,9 @@ namespace whyslow::cli {
 // nothing in it to explain (the nothing_recorded finding): a script must not take that for an
 // all-clear.
 inline constexpr int kExitNothingRecorded = 3;
+// `diff A B --fail-if-slower PCT`: B is shown slower than A by more than PCT % (diff/ci_gate.cpp). Its
+// own status, so a CI job tells a slower change from a trace it could not read (2) or bad usage (1).
+inline constexpr int kExitGateFails = 4;
 
 struct Command {
   CLI::App* app = nullptr;

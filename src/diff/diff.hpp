@@ -197,4 +197,10 @@ WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b,
 void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
 void judge(Diff& d);
 
+// `whyslow diff --fail-if-slower PCT` (ci_gate.cpp): fails when the verdict says B is slower than A
+// by more than `max_slower_pct` percent with at least medium confidence. `slower_pct`: B's change
+// against A in % (negative when B is faster); `reason`: the outcome in words, without the exit status.
+struct GateResult { bool fails; double slower_pct; std::string reason; };
+GateResult ci_gate(const Diff& d, double max_slower_pct);
+
 }  // namespace whyslow

@@ -119,7 +119,7 @@ void strings(JsonWriter& w, const char* key, const std::vector<std::string>& v) 
 
 }  // namespace
 
-std::string render_diff_json(const Diff& d) {
+std::string render_diff_json(const Diff& d, const report::DiffGate* gate) {
   JsonWriter w;
   w.begin_object();
   w.key("whyslow_version").string(kWhyslowVersion);
@@ -220,6 +220,14 @@ std::string render_diff_json(const Diff& d) {
   w.key("summary").string(v.summary);
   strings(w, "try", v.try_next);
   w.end_object();
+  if (gate) {
+    w.key("gate").begin_object(Layout::Inline);
+    w.key("max_slower_pct").number(gate->max_slower_pct);
+    w.key("fails").boolean(gate->result.fails);
+    w.key("slower_pct").number(gate->result.slower_pct);
+    w.key("reason").string(gate->result.reason);
+    w.end_object();
+  }
   w.end_object();
   std::string out = w.take();
   out += '\n';

@@ -7,8 +7,9 @@
 
 #include "common/terminal_text.hpp"
 #include "common/units.hpp"
-#include "report/text/text_report.hpp"
+#include "report/diff_words.hpp"
 #include "report/format.hpp"
+#include "report/text/text_report.hpp"
 #include "report/text/tables.hpp"
 #include "report/text/text_table.hpp"
 
@@ -32,10 +33,7 @@ std::string range(const Spread& s, std::string (*fmt_value)(int64_t)) {
   if (s.min == s.max) return fmt_value(s.median);
   return fmt::format("{} ({}–{})", fmt_value(s.median), fmt_value(s.min), fmt_value(s.max));
 }
-std::string count_text(int64_t n) { return format_count(static_cast<uint64_t>(n)); }
 std::string bytes_text(int64_t n) { return n == 0 ? "0" : human_bytes(n); }
-std::string signed_time(int64_t ns) { return ns == 0 ? "0" : fmt::format("{}{}", ns > 0 ? "+" : "", human_duration(ns)); }
-std::string signed_count(int64_t n) { return n == 0 ? "0" : fmt::format("{:+}", n); }
 
 void row(TextTable& t, const char* what, const Spread& a, const Spread& b, std::string (*value)(int64_t),
          std::string (*delta)(int64_t)) {
@@ -119,7 +117,7 @@ void graphs_section(std::string& out, const Diff& d) {
 
 }  // namespace
 
-std::string render_diff_text(const Diff& d, const TextOptions& options) {
+std::string render_diff_text(const Diff& d, const TextOptions& options, const DiffGate* gate) {
   std::string out = fmt::format("whyslow diff\n  A: {}{}\n  B: {}{}\n", d.a.path, d.a.device.empty() ? "" : "  (" + d.a.device + ")",
                                 d.b.path, d.b.device.empty() ? "" : "  (" + d.b.device + ")");
   if (!d.mismatches.empty()) {
@@ -127,16 +125,8 @@ std::string render_diff_text(const Diff& d, const TextOptions& options) {
     for (const std::string& m : d.mismatches) append_paragraph(out, m, "  - ", options.line_width);
   }
   const Verdict& v = d.verdict;
-  out += "\nVerdict";
-  if (v.comparable && v.same_job)
-    out += fmt::format(": two ranks of one job{}\n", v.faster == "same" ? "" : v.faster == "b" ? " (B's step is shorter)" : " (A's step is shorter)");
-  else if (v.comparable && v.faster == "same")
-    out += v.basis == "within_spread" ? fmt::format(": not shown to differ (p = {:.3f})\n", v.test.p_value)
-           : v.basis == "same_work"   ? ": not shown to differ (the same work; the machine varied)\n"
-                                      : ": no measurable difference\n";
-  else if (v.comparable)
-    out += fmt::format(": {} is faster (confidence {})\n", v.faster == "b" ? "B" : "A", v.confidence);
-  else out += ": none (the traces are not comparable)\n";
+  out += "\nVerdict: " + verdict_headline(v) + "\n";
+  if (gate) append_paragraph(out, gate_line(*gate), "  ", options.line_width);
   append_paragraph(out, v.summary, "  ", options.line_width);
   if (!v.try_next.empty()) {
     out += "  try:\n";

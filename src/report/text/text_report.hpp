@@ -7,6 +7,7 @@
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
 #include "explain/finding.hpp"
+#include "report/diff_words.hpp"
 #include "report/format.hpp"
 
 namespace whyslow {
@@ -23,7 +24,8 @@ std::string render_explain_text(const Trace& trace, const Facts& facts,
 std::string render_ops_text(const Facts& facts, const TextOptions& options);
 // `whyslow kernels`: the kernel table.
 std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options);
-// `whyslow diff`: the verdict, the per-step comparison, kernels and replacements.
-std::string render_diff_text(const Diff& diff, const TextOptions& options);
+// `whyslow diff`: the verdict, the per-step comparison, kernels and replacements; with `gate`
+// (--fail-if-slower), the gate's line under the verdict.
+std::string render_diff_text(const Diff& diff, const TextOptions& options, const report::DiffGate* gate = nullptr);
 
 }  // namespace whyslow
