@@ -32,7 +32,8 @@ Diff diff_traces(const Trace& a, const Facts& fa, const Trace& b, const Facts& f
   compare_kernels(a, fa, b, fb, d);
   compare_components(a, fa, b, fb, d);
   note_mismatches(d);
-  d.verdict.overlap = measure_overlap(a, fa, b, fb);
+  d.verdict.per_unit = compare_work_units(a, fa, b, fb, d);
+  d.verdict.overlap = measure_overlap(a, fa, d.a, b, fb, d.b, d.verdict.per_unit);
   judge(d);
   return d;
 }

@@ -9,9 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cpu/one_off_costs.hpp"
 #include "analysis/facts.hpp"
 
 namespace whyslow {
+
+// Medians closer than 2 % of A's are "same" even when the difference is real: a whole program
+// drifts by about that much between runs (clocks, placement, other processes), so a smaller
+// change is not worth acting on.
+inline constexpr double kMinChangeShare = 0.02;
 
 // A per-step quantity over the steady-state steps of one trace.
 struct Spread {
@@ -46,6 +52,15 @@ struct GraphReplay {
   double tree_events = 0;       // "cudagraphify…" calls per step: compiled code that asks for CUDA graphs
 };
 
+// The profiler options a trace was recorded with, read from what it holds (recording_caveats.cpp).
+struct RecordingOptions {
+  bool shapes = false;   // record_shapes: Input Dims on the ops
+  bool stack = false;    // with_stack: python_function events
+  bool memory = false;   // profile_memory: [memory] records
+  bool modules = false;  // with_modules: nn.Module events
+};
+RecordingOptions recording_options(const Trace& t);
+
 // One trace's steady-state step.
 struct StepProfile {
   std::string path;
@@ -53,6 +68,7 @@ struct StepProfile {
   int32_t rank = -1, world_size = -1;  // distributedInfo, -1 when absent
   size_t steps = 0;                // steady steps compared
   std::vector<std::string> left_out;  // "ProfilerStep#0 (cold start, 145 ms)"
+  std::vector<EventId> one_off_steps;  // steady steps left out for their one-off costs (compared_steps)
   bool whole_window = false;       // no ProfilerStep annotations: the trace is one step
   Spread step, cpu, gpu_busy, gpu_idle, sync_wait;
   Spread compute, comm;            // GPU busy = compute + exposed comm (steps[].compute_us, comm_us)
@@ -64,6 +80,16 @@ struct StepProfile {
   std::map<std::string, double> ops_per_step;  // CPU ops by name: calls per steady step
   CompileCost compile;
   GraphReplay graphs;
+  OneOffCosts one_off;       // over what was profiled: every step, the cold one included
+  // Once warm: the median of the steps that carry no one-off cost ("warm_steps"), else of the
+  // steps less their one-off costs ("steps_without_one_off"), or without steps the window less
+  // its one-off costs ("window_without_one_off").
+  int64_t steady_ns = 0;
+  std::string steady_basis;
+  // The trace's own what-ifs (its explain's "What would it take"): the diff advises only fixes
+  // whose replay shortens this side's step, so it never contradicts the side's explain.
+  std::vector<WhatIf> what_if;
+  RecordingOptions options;
 };
 
 // A kernel (or copy/memset) name and its time per steady step on each side.
@@ -108,6 +134,12 @@ struct WorkloadOverlap {
   // The steps' record_function blocks are the same on both sides and each is given the same first
   // input shape ("attention: [8, 16, 1024, 64]"): the same problem, whatever kernels solve it.
   bool inputs_agree = false;
+  // The shape share with the scaled dimension of a per-unit comparison (PerUnit) set aside: the same
+  // work at another batch has the same shapes but for it. -1 when there is no per-unit comparison.
+  double scaled_shape_share = -1;
+  // GPU time launched by top-level ops taking an input shape the other side's top-level ops take
+  // (the smaller side's share; -1 without shapes): one problem however it is solved.
+  double top_input_share = -1;
   std::vector<std::string> agreeing_inputs;  // "attention: [8, 16, 1024, 64]"
 };
 
@@ -140,6 +172,41 @@ struct Cause {
   int64_t delta_ns = 0;  // B − A of that component, median per step
 };
 
+// One quantity of each side and which is smaller: "a", "b", or "same" within kMinChangeShare.
+struct SideBySide {
+  int64_t a_ns = 0, b_ns = 0;
+  std::string faster;
+  double ratio = 1;  // the larger over the smaller: "B is 32× slower"
+};
+// Over what was profiled: window against window, one-off costs included (window_steady.cpp).
+struct WindowVerdict : SideBySide {
+  size_t a_steps = 0, b_steps = 0;
+};
+// Once warm: each side's steady step (StepProfile::steady_ns).
+struct SteadyVerdict : SideBySide {
+  std::string a_basis, b_basis;
+};
+// How many steps (calls, requests) the side that is faster once warm needs to pay back its extra
+// one-off costs: "at_once" (it has no extra one-off cost), "after" (`calls`), "never" (it is not
+// faster once warm); "" when neither side has one-off costs to pay back.
+struct BreakEven {
+  std::string status;
+  double calls = 0;
+  std::string basis;  // the numbers it comes from, in words
+};
+
+// Per unit of work (work_units.cpp): the two sides' steps do the same work scaled along one input
+// dimension — the batch ("sample") or the sequence ("token") — so they are compared per unit.
+// `unit` is "" when the steps do the same amount of work or the evidence does not say.
+struct PerUnit {
+  std::string unit;
+  double a_units = 0, b_units = 0;  // per step
+  int64_t a_ns = 0, b_ns = 0;       // the steady step per unit
+  std::string faster;               // "a", "b" or "same"
+  double ratio = 1;                 // the larger per-unit time over the smaller
+  std::string evidence;             // "aten::linear's input [1, 128, 768] in A, [256, 128, 768] in B; …"
+};
+
 struct Verdict {
   bool comparable = true;       // false: the traces do not run the same workload, so no verdict is given
   WorkloadOverlap overlap;
@@ -169,6 +236,14 @@ struct Verdict {
   bool same_job = false;
   std::vector<Component> largest_changes;  // the blocks and step parts that moved most, largest first
   Advice advice;
+  WindowVerdict window;
+  SteadyVerdict steady;
+  BreakEven break_even;
+  PerUnit per_unit;
+  // What changes the reading (recording_caveats.cpp): the sides recorded with different profiler
+  // options, with the time that costs measured on the work both run alike.
+  std::vector<std::string> caveats;
+  bool recording_explains = false;  // that cost is at least half the change: no side is called faster
   std::string summary;
   std::vector<std::string> try_next;
 };
@@ -193,8 +268,20 @@ std::string block_key(std::string_view name);
 // Parts of diff_traces, one file each.
 StepProfile profile_steps(const Trace& t, const Facts& f);
 void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
-WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb);
+WorkloadOverlap measure_overlap(const Trace& a, const Facts& fa, const StepProfile& pa, const Trace& b, const Facts& fb,
+                                const StepProfile& pb, const PerUnit& unit);
+// The steps a profile compares: the steady steps less those it left out for their one-off costs.
+std::vector<const StepFacts*> compared_steps(const Facts& f, const StepProfile& p);
 void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);
+void compare_window_and_steady(Diff& d);  // window_steady.cpp: verdict.window, .steady, .break_even
+// "Over what was profiled … B is 32× slower …; once warm B is 1.7× faster …": "" when both answers
+// agree and no side's one-off costs are worth saying.
+std::string window_and_steady_words(const Diff& d);
+PerUnit compare_work_units(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d);
+std::string per_unit_words(const Diff& d);   // "Per sample B is 105× faster …"; "" without per_unit
+std::string per_unit_advice(const Diff& d);  // "Keep B: per sample it is …"; "" without a faster side
+std::string ratio_words(double ratio);       // "1.7×", "105×"
+void judge_recording(Diff& d);  // recording_caveats.cpp: verdict.caveats, recording_explains
 void judge(Diff& d);
 
 // `whyslow diff --fail-if-slower PCT` (ci_gate.cpp): fails when the verdict says B is slower than A

@@ -67,9 +67,9 @@ std::vector<Work> work_of_step(const Trace& t, const StepFacts& s) {
 
 // Calls and time per steady step of each GPU work name.
 // Calls and time per steady step of each GPU work name (one pass over the events).
-std::map<std::string, std::pair<double, int64_t>> per_step_totals(const Trace& t, const Facts& f) {
+std::map<std::string, std::pair<double, int64_t>> per_step_totals(const Trace& t, const Facts& f, const StepProfile& p) {
   std::vector<StepFacts> steps;
-  for (const StepFacts* s : steady_steps(f)) steps.push_back(*s);
+  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
   std::map<std::string, std::pair<double, int64_t>> out;
   if (steps.empty()) return out;
   std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
@@ -87,8 +87,8 @@ std::map<std::string, std::pair<double, int64_t>> per_step_totals(const Trace& t
   return out;
 }
 
-const StepFacts* typical_step(const Facts& f) {
-  auto steps = steady_steps(f);
+const StepFacts* typical_step(const Facts& f, const StepProfile& p) {
+  auto steps = compared_steps(f, p);
   if (steps.empty()) return nullptr;
   std::sort(steps.begin(), steps.end(), [](auto* x, auto* y) { return x->duration_ns < y->duration_ns; });
   return steps[steps.size() / 2];
@@ -158,7 +158,7 @@ std::vector<Replacement> align(const std::vector<Work>& a, const std::vector<Wor
 }  // namespace
 
 void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d) {
-  const auto ta = per_step_totals(a, fa), tb = per_step_totals(b, fb);
+  const auto ta = per_step_totals(a, fa, d.a), tb = per_step_totals(b, fb, d.b);
   for (const auto& [name, v] : ta) {
     auto it = tb.find(name);
     KernelDelta k{name, v.first, 0, v.second, 0};
@@ -181,8 +181,8 @@ void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Fact
   std::sort(d.only_a.begin(), d.only_a.end(), by_time);
   std::sort(d.only_b.begin(), d.only_b.end(), by_time);
 
-  const StepFacts* sa = typical_step(fa);
-  const StepFacts* sb = typical_step(fb);
+  const StepFacts* sa = typical_step(fa, d.a);
+  const StepFacts* sb = typical_step(fb, d.b);
   if (!sa || !sb) {
     d.alignment_note = "no steady step to align on one side";
     return;

@@ -32,9 +32,9 @@ const ComponentRow kComponentRows[] = {
     {"memsets", "memsets", Quantity::Count, [](const StepFacts& s) { return static_cast<int64_t>(s.memsets); }},
 };
 
-std::vector<StepFacts> steady_in_time_order(const Facts& f) {
+std::vector<StepFacts> steady_in_time_order(const Facts& f, const StepProfile& p) {
   std::vector<StepFacts> out;
-  for (const StepFacts* s : steady_steps(f)) out.push_back(*s);
+  for (const StepFacts* s : compared_steps(f, p)) out.push_back(*s);
   std::sort(out.begin(), out.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
   return out;
 }
@@ -42,8 +42,8 @@ std::vector<StepFacts> steady_in_time_order(const Facts& f) {
 // Time per step of each top-level block: the CPU events directly inside the step annotation
 // (for a trace without steps, the events at the top of a CPU thread), summed by block_key. A
 // step without the block counts 0.
-std::map<std::string, std::vector<int64_t>> block_time(const Trace& t, const Facts& f) {
-  const std::vector<StepFacts> steps = steady_in_time_order(f);
+std::map<std::string, std::vector<int64_t>> block_time(const Trace& t, const Facts& f, const StepProfile& p) {
+  const std::vector<StepFacts> steps = steady_in_time_order(f, p);
   std::map<std::string, std::vector<int64_t>> out;
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.tracks[t.track[e]].kind != TrackKind::Cpu || t.dur_ns[e] <= 0) continue;
@@ -68,7 +68,7 @@ std::string block_key(std::string_view name) {
 }
 
 void compare_components(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d) {
-  const std::vector<StepFacts> sa = steady_in_time_order(fa), sb = steady_in_time_order(fb);
+  const std::vector<StepFacts> sa = steady_in_time_order(fa, d.a), sb = steady_in_time_order(fb, d.b);
   for (const ComponentRow& row : kComponentRows) {
     std::vector<int64_t> va, vb;
     for (const StepFacts& s : sa) va.push_back(row.of(s));
@@ -104,7 +104,7 @@ void compare_components(const Trace& a, const Facts& fa, const Trace& b, const F
       for (const StepFacts& s : sb) vb.push_back(row.of(s));
       d.components.push_back({row.key, row.label, row.unit, spread_of(va), spread_of(vb)});
     }
-  const auto ba = block_time(a, fa), bb = block_time(b, fb);
+  const auto ba = block_time(a, fa, d.a), bb = block_time(b, fb, d.b);
   std::map<std::string, Component> blocks;
   for (const auto& [key, v] : ba) blocks[key] = {key, key, Quantity::Time, spread_of(v), {}};
   for (const auto& [key, v] : bb) {

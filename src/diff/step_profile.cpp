@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/core/median.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
 #include "diff/diff.hpp"
@@ -46,7 +47,68 @@ bool inside_region(const Trace& t, EventId e) {
   return false;
 }
 
+// A steady step whose one-off costs (a recompilation, a plan built for a new shape) take this
+// share of it is not warm: over twice the 2 % a whole program drifts between runs, so the one-off
+// work visibly moved the step.
+constexpr double kOneOffStepShare = 0.05;
+// Steps carrying one-off costs leave the comparison only when this many warm steps remain: one
+// step has no spread to judge by.
+constexpr size_t kMinWarmSteps = 2;
+
+int64_t one_off_in(const Facts& f, const StepProfile& p, const StepFacts* s) {
+  if (p.whole_window || f.steps.empty()) return 0;
+  const size_t i = static_cast<size_t>(s - f.steps.data());
+  return i < p.one_off.per_step_ns.size() ? p.one_off.per_step_ns[i] : 0;
+}
+
+bool warm(const Facts& f, const StepProfile& p, const StepFacts* s) {
+  return static_cast<double>(one_off_in(f, p, s)) < kOneOffStepShare * static_cast<double>(s->duration_ns);
+}
+
+// The steps compared, and the steady step once warm (StepProfile::steady_ns): steps that carry
+// one-off costs leave when enough warm ones remain, each named in left_out.
+void choose_warm_steps(const Facts& f, StepProfile& p, std::vector<const StepFacts*>& steps) {
+  if (p.whole_window) {
+    p.steady_ns = std::max<int64_t>(0, p.one_off.window_ns - p.one_off.ns);
+    p.steady_basis = "window_without_one_off";
+    return;
+  }
+  std::vector<const StepFacts*> kept;
+  for (const StepFacts* s : steps)
+    if (warm(f, p, s)) kept.push_back(s);
+  if (kept.size() >= kMinWarmSteps && kept.size() < steps.size()) {
+    for (const StepFacts* s : steps)
+      if (!warm(f, p, s)) {
+        p.one_off_steps.push_back(s->event);
+        p.left_out.push_back(fmt::format("{} (one-off costs {} of its {})", s->name, human_duration(one_off_in(f, p, s)),
+                                         human_duration(s->duration_ns)));
+      }
+    steps = kept;
+  }
+  std::vector<int64_t> warm_ns;
+  bool all_warm = true;
+  for (const StepFacts* s : steps) {
+    warm_ns.push_back(std::max<int64_t>(0, s->duration_ns - one_off_in(f, p, s)));
+    all_warm &= warm(f, p, s);
+  }
+  p.steady_ns = median(warm_ns);
+  p.steady_basis = all_warm ? "warm_steps" : "steps_without_one_off";
+  if (all_warm) {
+    std::vector<int64_t> measured;
+    for (const StepFacts* s : steps) measured.push_back(s->duration_ns);
+    p.steady_ns = spread_of(measured).median;
+  }
+}
+
 }  // namespace
+
+std::vector<const StepFacts*> compared_steps(const Facts& f, const StepProfile& p) {
+  std::vector<const StepFacts*> out = steady_steps(f);
+  std::erase_if(out, [&](const StepFacts* s) {
+    return std::find(p.one_off_steps.begin(), p.one_off_steps.end(), s->event) != p.one_off_steps.end();
+  });
+  return out;
+}
 
 StepProfile profile_steps(const Trace& t, const Facts& f) {
   StepProfile p;
@@ -54,13 +116,17 @@ StepProfile profile_steps(const Trace& t, const Facts& f) {
   p.device = t.devices.empty() ? std::string() : t.devices.front().name;
   p.rank = t.distributed.rank;
   p.world_size = t.distributed.world_size;
-  const std::vector<const StepFacts*> steps = steady_steps(f);
-  p.steps = steps.size();
+  std::vector<const StepFacts*> steps = steady_steps(f);
   p.whole_window = f.steps.empty();
+  p.one_off = one_off_costs(t, f);
   if (f.cold_start.step_index >= 0) {
     const StepFacts& cold = f.steps[f.cold_start.step_index];
     p.left_out.push_back(fmt::format("{} (cold start, {})", cold.name, human_duration(cold.duration_ns)));
   }
+  choose_warm_steps(f, p, steps);
+  p.what_if = f.graph.what_if;
+  p.options = recording_options(t);
+  p.steps = steps.size();
   if (steps.empty()) return p;
 
   std::vector<int64_t> dur, cpu, busy, idle, wait, compute, comm;

@@ -12,10 +12,6 @@
 namespace whyslow {
 namespace {
 
-// Medians closer than 2 % of A's are "same" even when the difference is real: a whole program
-// drifts by about that much between runs (clocks, placement, other processes), so a smaller
-// change is not worth acting on.
-constexpr double kMinChangeShare = 0.02;
 // The two-sided significance level of the rank test: the conventional 5 % — one "A is faster"
 // in twenty comparisons of two runs of one program would be noise.
 constexpr double kSignificance = 0.05;
@@ -27,6 +23,8 @@ constexpr double kMinComparableShare = 0.30;
 // The same bounds as the overhead_bound / gpu_bound findings (src/explain/rules/step_bound.cpp).
 constexpr double kGpuBoundShare = 0.80;
 constexpr double kOverheadBoundShare = 0.50;
+// How many replayed fixes the advice names: the largest gains; the side's explain lists the rest.
+constexpr size_t kFixesAdvised = 2;
 // How many of the blocks that changed most the summary names.
 constexpr size_t kLargestChanges = 3;
 // A step farther than 3 robust spreads (3 MADs, at least 3 × the 2 % noise floor) from its side's
@@ -53,6 +51,9 @@ std::string more_or_less(int64_t delta_ns, const char* what) {
 double busy_share(const StepProfile& p) {
   return p.step.median > 0 ? std::min(1.0, static_cast<double>(p.gpu_busy.median) / static_cast<double>(p.step.median)) : 0;
 }
+
+// No GPU work in the compared steps: a CPU-only run (or one recorded without CUDA activity).
+bool cpu_only(const StepProfile& p) { return p.gpu_busy.max == 0 && p.kernels.max == 0 && p.memcpys.max == 0; }
 
 std::string bound_of(const StepProfile& p) {
   const double share = busy_share(p);
@@ -322,11 +323,27 @@ Advice decide_advice(const Verdict& v, const StepProfile& a, const StepProfile& 
   return out;
 }
 
+// The fixes B's own what-ifs replay as shortening its step by more than the noise, best first,
+// each with the step it predicts: advice that agrees with the side's explain.
+std::vector<std::string> replayed_fixes(const StepProfile& p, const char* side, int64_t noise) {
+  std::vector<std::string> out;
+  for (const WhatIf& w : p.what_if) {
+    if (!w.per_step || w.step_ns - w.predicted_step_ns < std::max<int64_t>(noise, 1) || out.size() >= kFixesAdvised) continue;
+    out.push_back(fmt::format("On {}, {}: its step would take {} instead of {} ({}; replayed: `whyslow what-if {} --edit {}{}`).",
+                              side, w.title, human_duration(w.predicted_step_ns), human_duration(w.step_ns), w.change, side,
+                              w.edit, w.param.empty() ? "" : "=" + w.param));
+  }
+  return out;
+}
+
 std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
   const Advice& x = v.advice;
   if (x.keep.empty() && v.basis == "within_spread")
     return {fmt::format("Profile more steps: with {} and {}, a change of {:+.1f} % is not told apart from the steps' spread.",
                         a.steps, b.steps, v.delta_pct)};
+  if (x.keep.empty() && v.basis == "recording")
+    return {"Record A and B again with the same profiler options (the same record_shapes, with_stack, profile_memory "
+            "and with_modules), one right after the other, and compare those."};
   if (x.keep.empty() && v.basis == "same_work")
     return {"The program did not change between the two traces: to compare two versions, change one thing between "
             "the recordings and record both on one quiet machine, one right after the other."};
@@ -349,13 +366,13 @@ std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, co
     return {"Keep B: its steps are shorter, though neither by the GPU work alone nor by the CPU time alone; the "
             "blocks that changed most are listed below."};
   if (x.because == "cpu_time") {
-    std::vector<std::string> out = {
-        "Cut B's CPU time per step: CUDA graphs (torch.compile(mode=\"reduce-overhead\")) replay the whole step with one launch.",
-        "Give each call more work (a larger batch) so the fixed CPU cost per call is spread over more data."};
-    if (v.syncs_every_step)
-      out.push_back("Drop the per-step synchronize so the CPU can queue the next step while the GPU works.");
-    out.push_back(fmt::format("If none of these applies, keep A: B adds {} of CPU time per step, and {}.",
-                              human_duration(slow.cpu.median - fast.cpu.median), pace("the CPU", v.bound_b, "B")));
+    std::vector<std::string> out = replayed_fixes(slow, "B", v.noise_ns);
+    // A larger call spreads a fixed CPU cost per call only where GPU work waits on it.
+    if (slow.gpu_busy.median > 0 && v.bound_b == "cpu")
+      out.push_back("Give each call more work (a larger batch) so the fixed CPU cost per call is spread over more data.");
+    out.push_back(fmt::format("{}eep A: B adds {} of CPU time per step, and {}.", out.empty() ? "K" : "If none of these applies, k",
+                              human_duration(slow.cpu.median - fast.cpu.median),
+                              cpu_only(b) ? std::string("its steps run on the CPU alone") : pace("the CPU", v.bound_b, "B")));
     return out;
   }
   if (x.because == "gpu_work")
@@ -376,6 +393,10 @@ std::string verdict_words(const Verdict& v, const StepProfile& a, const StepProf
   const char* winner = v.faster == "b" ? "B" : "A";
   if (v.basis == "min_change")
     return fmt::format("No measurable difference: {}, within 2 % of A's.", medians);
+  if (v.basis == "recording")
+    return fmt::format("Not shown to differ: {}, but the two sides were recorded with different profiler options, whose "
+                       "cost explains most of it (see the caveat above).",
+                       medians);
   if (v.basis == "same_work")
     return fmt::format("Not shown to differ: {}, but both run the same ops and kernels with the same calls in every "
                        "step, and the time moved a little in every part of the step at once rather than in one: "
@@ -427,6 +448,7 @@ std::string same_job_words(const Verdict& v, const StepProfile& a, const StepPro
 }
 
 std::string bound_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
+  if (cpu_only(a) && cpu_only(b)) return " Both run on the CPU alone: no GPU work is recorded in their steps.";
   auto one = [](const char* side, const std::string& bound, double share) {
     if (bound == "cpu") return fmt::format("{}'s steps are overhead-bound (the GPU is busy {} of the step): the CPU sets their pace", side, human_percent(share));
     if (bound == "gpu") return fmt::format("{}'s steps are GPU-bound (the GPU is busy {} of the step): the GPU work sets their pace", side, human_percent(share));
@@ -472,8 +494,15 @@ void judge(Diff& d) {
   WorkloadOverlap& o = v.overlap;
   // An op swap (eager attention → SDPA) changes kernels and op shapes alike; the same blocks given
   // the same inputs still make it one problem solved two ways.
-  if (o.measured && o.share < kMinComparableShare && o.inputs_agree) o.basis = "inputs";
-  if (o.measured && o.share < kMinComparableShare && !o.inputs_agree) {
+  const bool same_inputs = o.inputs_agree || o.top_input_share >= kMinComparableShare;
+  if (o.measured && o.share < kMinComparableShare && same_inputs) o.basis = "inputs";
+  // A batch or a sequence scaled: other kernels for other sizes, the same problem per unit.
+  const bool scaled = o.scaled_shape_share >= kMinComparableShare;
+  // A few scaled inputs whose step's work does not otherwise match (a decode step's logits against
+  // a prefill's) are no unit of the same work.
+  if (o.scaled_shape_share >= 0 && !scaled) v.per_unit = {};
+  if (o.measured && o.share < kMinComparableShare && !same_inputs && scaled) o.basis = "scaled_shapes";
+  if (o.measured && o.share < kMinComparableShare && !same_inputs && !scaled) {
     v.comparable = false;
     d.mismatches.push_back(fmt::format(
         "A and B do not look like the same workload: {} of the GPU time runs kernels both sides run, and {} runs on "
@@ -491,6 +520,15 @@ void judge(Diff& d) {
     return;
   }
   decide_faster(v, d);
+  judge_recording(d);
+  d.mismatches.insert(d.mismatches.end(), v.caveats.begin(), v.caveats.end());
+  // Never claim a difference the instrumentation could explain.
+  if (v.recording_explains && (v.faster == "a" || v.faster == "b")) {
+    v.faster = "same";
+    v.basis = "recording";
+    v.confidence.clear();
+  }
+  compare_window_and_steady(d);
   v.same_job = a.world_size > 0 && a.world_size == b.world_size && a.rank >= 0 && b.rank >= 0 && a.rank != b.rank;
   v.advice = v.same_job ? Advice{} : decide_advice(v, a, b);
   const int64_t min_change = static_cast<int64_t>(kMinChangeShare * static_cast<double>(a.step.median));
@@ -506,11 +544,24 @@ void judge(Diff& d) {
   }
   v.cause = find_cause(d, v);
   const std::string because = cause_words(d, v);
-  v.summary = fmt::format("{}{} B runs {} per step and spends {}.{}{}", verdict_words(v, a, b),
+  const std::string two_answers = window_and_steady_words(d);
+  const std::string per_unit = per_unit_words(d);
+  v.summary = fmt::format("{}{}{}{}{} B runs {} per step and spends {}.{}{}", per_unit.empty() ? "" : per_unit + " ",
+                          two_answers.empty() ? "" : two_answers + " ", two_answers.empty() && per_unit.empty() ? "" : "Step by step: ",
+                          verdict_words(v, a, b),
                           because.empty() ? "" : fmt::format(" Because {}.", because),
                           more_or_less(v.delta_gpu_busy_ns, "GPU work"), more_or_less(v.delta_cpu_ns, "CPU time"),
                           bound_words(v, a, b), change_words(v));
   v.try_next = cause_advice(d, v);
+  // Steps that do different amounts of work are judged per unit: that verdict leads, and step-level
+  // advice to keep the other side would contradict it.
+  if (const std::string keep = per_unit_advice(d); !keep.empty()) {
+    v.advice = {v.per_unit.faster, v.advice.keep == v.per_unit.faster ? v.advice.because : ""};
+    v.try_next.insert(v.try_next.begin(), keep);
+    for (std::string& t : advice_words(v, a, b))
+      if (!t.starts_with("Keep") && t.find("keep A") == std::string::npos && t.find("keep B") == std::string::npos) v.try_next.push_back(std::move(t));
+    return;
+  }
   // A cause of torch.compile's own has its advice first; the generic remedies for CPU time (CUDA
   // graphs, larger calls) would repeat it or, against recompilation, mislead.
   const bool compile_cause = !v.try_next.empty();

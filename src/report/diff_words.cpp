@@ -17,6 +17,7 @@ std::string verdict_headline(const Verdict& v) {
   if (v.comparable && v.faster == "same")
     return v.basis == "within_spread" ? fmt::format("not shown to differ (p = {:.3f})", v.test.p_value)
            : v.basis == "same_work"   ? "not shown to differ (the same work; the machine varied)"
+           : v.basis == "recording"   ? "not shown to differ (recorded with different profiler options)"
                                       : "no measurable difference";
   if (v.comparable) return fmt::format("{} is faster (confidence {})", v.faster == "b" ? "B" : "A", v.confidence);
   return "none (the traces are not comparable)";

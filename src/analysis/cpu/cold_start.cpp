@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/core/event_names.hpp"
-#include "analysis/cpu/host_waits.hpp"
+#include "analysis/cpu/one_off_classes.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -29,83 +29,11 @@ constexpr double kMinExplainedShare = 0.5;
 constexpr double kWindowColdShare = 0.10;
 constexpr int64_t kWindowColdMinNs = 1'000'000;
 
-// A single CUDA/HIP runtime or driver call this long is a one-off start-up cost when the GPU sits
-// idle through it: warm, the calls that are not waits (launches, allocations, stream creation,
-// queries) return in microseconds, 10^4 times less, while the first ones create the device context
-// (alexnet, HTA: 29.9 s of cudaDeviceGetStreamPriorityRange), load a kernel's module (its 3.06 s
-// second cudaLaunchKernel) or reserve memory (PARAM resnet: a 788 ms first cudaFree). Whether the
-// call is the first of its name does not decide it: the slow launch is often the first of a given
-// kernel, not the first launch (alexnet, and every new kernel of a ROCm layer test).
-constexpr int64_t kSlowCallNs = 100'000'000;
-// …and the GPU is busy at most this share of the call: a call the GPU works through is waiting for
-// it (cudaFree synchronizes the device; a steady-state free behind 100 ms of queued kernels is
-// alloc_churn's business, not start-up). Start-up calls in the corpus see an idle GPU.
-constexpr double kSlowCallMaxGpuBusyShare = 0.10;
-
-// What the classes look at besides the event itself.
-struct ColdInput {
-  const Trace& t;
-  std::vector<EventId> slow_calls;  // ascending
-  EventId first_api_call = kNoEvent;  // the trace's first CUDA/HIP runtime or driver call
-  bool slow(EventId e) const { return std::binary_search(slow_calls.begin(), slow_calls.end(), e); }
-};
-
-ColdInput find_slow_calls(const Trace& t, const std::vector<Interval>& gpu_busy) {
-  ColdInput in{t, {}, kNoEvent};
-  HostWaitNames waits(t);
-  for (EventId e = 0; e < t.size(); ++e) {
-    if (!is_host_api(t.kind[e]) || !is_cuda_or_hip_api(t.name_of(e))) continue;
-    if (in.first_api_call == kNoEvent || t.start_ns[e] < t.start_ns[in.first_api_call]) in.first_api_call = e;
-    if (t.dur_ns[e] < kSlowCallNs || waits.of(e) != HostWait::None || is_copy_call(t.name_of(e))) continue;
-    const int64_t busy = covered_length(gpu_busy, t.start_ns[e], t.end_ns(e));
-    if (static_cast<double>(busy) > kSlowCallMaxGpuBusyShare * static_cast<double>(t.dur_ns[e])) continue;
-    in.slow_calls.push_back(e);
-  }
-  return in;
-}
-
-struct CauseClass {
-  ColdCauseKind kind;
-  bool (*matches)(const ColdInput&, EventId);
-};
-
-bool overhead_named(const Trace& t, EventId e, std::string_view n) {
-  return t.kind[e] == EventKind::Overhead && t.name_of(e) == n;
-}
-
-// In claiming order: the profiler's own records of module loading come before the slow call they
-// happen in, so the call keeps only the time they do not explain; a slow call is claimed as such
-// before the name classes, which describe the steady cost of many small calls.
-const CauseClass kCauses[] = {
-    {ColdCauseKind::Compilation,
-     [](const ColdInput& in, EventId e) { return is_compilation_event(in.t.name_of(e)); }},
-    {ColdCauseKind::ModuleLoading,
-     [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Runtime Triggered Module Loading"); }},
-    {ColdCauseKind::LazyLoading,
-     [](const ColdInput& in, EventId e) { return overhead_named(in.t, e, "Lazy Function Loading"); }},
-    {ColdCauseKind::ProfilerBuffers,
-     [](const ColdInput& in, EventId e) {
-       return in.t.kind[e] == EventKind::Overhead && is_profiler_buffer_request(in.t.name_of(e));
-     }},
-    {ColdCauseKind::ContextCreation,
-     [](const ColdInput& in, EventId e) { return e == in.first_api_call && in.slow(e); }},
-    {ColdCauseKind::SlowFirstUse,
-     [](const ColdInput& in, EventId e) { return e != in.first_api_call && in.slow(e); }},
-    {ColdCauseKind::MemoryAllocation,
-     [](const ColdInput& in, EventId e) { return is_host_api(in.t.kind[e]) && is_allocator_call(in.t.name_of(e)); }},
-    {ColdCauseKind::StreamEventCreation,
-     [](const ColdInput& in, EventId e) {
-       return is_host_api(in.t.kind[e]) && is_stream_or_event_creation(in.t.name_of(e));
-     }},
-    {ColdCauseKind::LibrarySetup,
-     [](const ColdInput& in, EventId e) { return is_host_api(in.t.kind[e]) && is_library_setup_call(in.t.name_of(e)); }},
-};
-
 }  // namespace
 
 bool is_one_off_by_name(const Trace& t, EventId e) {
-  const ColdInput no_slow_calls{t, {}, kNoEvent};  // the classes by duration match nothing then
-  for (const CauseClass& c : kCauses)
+  const OneOffInput no_slow_calls{t, {}, kNoEvent};  // the classes by duration match nothing then
+  for (const OneOffClass& c : kOneOffClasses)
     if (c.matches(no_slow_calls, e)) return true;
   return false;
 }
@@ -113,22 +41,22 @@ bool is_one_off_by_name(const Trace& t, EventId e) {
 namespace {
 
 // Returns the union of the time the named classes claimed.
-std::vector<Interval> explain_window(const ColdInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
+std::vector<Interval> explain_window(const OneOffInput& in, int64_t start, int64_t end, ColdStartFacts& f) {
   const Trace& t = in.t;
   // One pass over the trace for all the classes: each event starting in the window goes to every
   // class it matches (a list per class, in event order).
-  std::array<std::vector<EventId>, std::size(kCauses)> matched;
+  std::array<std::vector<EventId>, std::size(kOneOffClasses)> matched;
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.start_ns[e] < start || t.start_ns[e] > end) continue;
-    for (size_t k = 0; k < std::size(kCauses); ++k)
-      if (kCauses[k].matches(in, e)) matched[k].push_back(e);
+    for (size_t k = 0; k < std::size(kOneOffClasses); ++k)
+      if (kOneOffClasses[k].matches(in, e)) matched[k].push_back(e);
   }
   std::vector<Interval> claimed;
   std::vector<std::pair<int64_t, EventId>> longest;
-  for (size_t k = 0; k < std::size(kCauses); ++k) {
+  for (size_t k = 0; k < std::size(kOneOffClasses); ++k) {
     std::vector<Interval> mine;
     ColdCause c;
-    c.kind = kCauses[k].kind;
+    c.kind = kOneOffClasses[k].kind;
     for (EventId e : matched[k]) {
       ++c.count;
       mine.emplace_back(t.start_ns[e], std::min(t.end_ns(e), end));
@@ -216,7 +144,7 @@ void sort_causes(ColdStartFacts& f) {
 
 ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy) {
   ColdStartFacts f;
-  const ColdInput in = find_slow_calls(t, gpu_busy);
+  const OneOffInput in = find_slow_calls(t, gpu_busy);
   if (steps.size() >= 2) {
     size_t slow = 0;
     for (size_t i = 1; i < steps.size(); ++i)

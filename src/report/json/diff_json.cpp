@@ -1,4 +1,5 @@
 // `whyslow diff --json`: the schema documented in docs/JSON.md ("whyslow diff").
+#include "report/json/diff_window_json.hpp"
 #include "report/json/json_report.hpp"
 #include "report/json/json_writer.hpp"
 #include "report/json/schema.hpp"
@@ -195,6 +196,12 @@ std::string render_diff_json(const Diff& d, const report::DiffGate* gate) {
     w.key("shape_share");
     if (v.overlap.shape_share < 0) w.null();
     else w.number(v.overlap.shape_share);
+    for (auto [key, share] : {std::pair{"scaled_shape_share", v.overlap.scaled_shape_share},
+                              {"top_input_share", v.overlap.top_input_share}}) {
+      w.key(key);
+      if (share < 0) w.null();
+      else w.number(share);
+    }
     w.key("inputs_agree").boolean(v.overlap.inputs_agree);
     strings(w, "agreeing_inputs", v.overlap.agreeing_inputs);
     w.end_object();
@@ -217,6 +224,7 @@ std::string render_diff_json(const Diff& d, const report::DiffGate* gate) {
   else w.string(v.advice.because);
   w.end_object();
   w.key("same_job").boolean(v.same_job);
+  write_window_and_steady(w, d);
   w.key("summary").string(v.summary);
   strings(w, "try", v.try_next);
   w.end_object();

@@ -1,0 +1,249 @@
+// One-off costs over the whole trace. The classes are cold_start's (one_off_classes.hpp), each
+// claiming only the time the classes before it left, over every step rather than the cold one:
+// - compilation is one-off by nature; each compilation with a compile id R > 0 is a recompilation,
+//   its cause the change of input shape between the frame's previous call and this one;
+// - module and lazy loading, context creation and slow first uses are one-off by nature;
+// - allocation, stream/event creation and library set-up calls also run in steady steps: only
+//   what a step spends on them beyond the steps' median is one-off (none without steps);
+// - a top-level op's first call with a given input shape, 3× slower than its usual calls and by
+//   200 µs or more (time claimed above and host waits inside it left out), is first-call work:
+//   a "first-seen shape" when the op already ran on another shape (cuDNN building a plan for a
+//   new sequence length), a "first call" otherwise (a library's handle and heuristics).
+// The profiler's own buffer requests are not the program's and are left out.
+#include "analysis/cpu/one_off_costs.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/core/median.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
+#include "analysis/cpu/host_waits.hpp"
+#include "analysis/cpu/one_off_classes.hpp"
+#include "analysis/passes.hpp"
+#include "analysis/steps/steady_steps.hpp"
+#include "common/units.hpp"
+
+namespace whyslow {
+namespace {
+
+// A first call is first-call work when it takes at least 3× the op's usual time (cold_start's
+// outlier ratio: steady calls of one op vary well under 2×)…
+constexpr double kFirstCallRatio = 3.0;
+// …and at least 200 µs more: below that a slow first call is launch-scale jitter, not worth
+// listing (cold_start's kOutlierMinExcessNs, for the same reason).
+constexpr int64_t kFirstCallMinExcessNs = 200'000;
+// A step's recurring calls (allocation, library set-up) count as one-off only beyond the steps'
+// median by this much: their steady time jitters by tens of µs.
+constexpr int64_t kRecurringMinExcessNs = 100'000;
+// How many recompilation causes and first-call ops a part's detail names.
+constexpr size_t kDetailItems = 3;
+
+bool recurring(ColdCauseKind k) {
+  return k == ColdCauseKind::MemoryAllocation || k == ColdCauseKind::StreamEventCreation ||
+         k == ColdCauseKind::LibrarySetup;
+}
+
+// a \ b, both merged.
+std::vector<Interval> subtract(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (Interval iv : a) {
+    while (j < b.size() && b[j].second <= iv.first) ++j;
+    for (size_t k = j; k < b.size() && b[k].first < iv.second; ++k) {
+      if (b[k].first > iv.first) out.emplace_back(iv.first, b[k].first);
+      iv.first = std::max(iv.first, b[k].second);
+      if (iv.first >= iv.second) break;
+    }
+    if (iv.first < iv.second) out.push_back(iv);
+  }
+  return out;
+}
+
+std::string first_input_text(const Trace& t, NameId dims) {
+  if (dims == kNoName) return "?";
+  std::string s(t.names.view(dims));
+  // "[[64, 512], [2048, 512], []]": the first input's shape is what changes between calls.
+  if (s.size() > 2 && s[0] == '[' && s[1] == '[') s = s.substr(1, s.find(']') );
+  return s;
+}
+
+// The cause of each recompilation: the input shape of the frame's call before it against its own.
+std::string recompile_causes(const Trace& t, const CompileFacts& c) {
+  std::map<std::string, int> causes;
+  std::set<std::pair<int32_t, int32_t>> seen;      // compile ids called so far
+  std::map<int32_t, NameId> last_input;            // frame → the input of its last call
+  for (const CompiledCall& call : c.calls) {       // in time order
+    const auto before = last_input.find(call.id.frame);
+    if (call.id.recompile > 0 && seen.emplace(call.id.frame, call.id.recompile).second && before != last_input.end() &&
+        before->second != call.input_dims && call.input_dims != kNoName)
+      ++causes[fmt::format("input {} → {}", first_input_text(t, before->second), first_input_text(t, call.input_dims))];
+    last_input[call.id.frame] = call.input_dims;
+  }
+  std::vector<std::pair<int, std::string>> order;
+  for (auto& [text, n] : causes) order.emplace_back(n, text);
+  std::sort(order.rbegin(), order.rend());
+  std::string out;
+  for (size_t i = 0; i < order.size() && i < kDetailItems; ++i)
+    out += fmt::format("{}{}{}", i ? "; " : "", order[i].second, order[i].first > 1 ? fmt::format(" (×{})", order[i].first) : "");
+  return out;
+}
+
+struct TopOp {
+  EventId e;
+  int64_t own_ns;  // its time less what the classes claimed and the host waits inside it
+};
+
+}  // namespace
+
+OneOffCosts one_off_costs(const Trace& t, const Facts& f) {
+  OneOffCosts out;
+  const int64_t from = f.steps.empty() ? f.window.start_ns : f.steps.front().start_ns;
+  const int64_t to = f.steps.empty() ? f.window.end_ns : f.steps.back().end_ns;
+  out.window_ns = std::max<int64_t>(0, to - from);
+  out.window_steps = f.steps.size();
+  out.per_step_ns.assign(f.steps.size(), 0);
+  if (to <= from) return out;
+
+  const OneOffInput in = find_slow_calls(t, gpu_busy_intervals(t));
+  constexpr size_t kClasses = std::size(kOneOffClasses);
+  std::vector<std::vector<Interval>> matched(kClasses);
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.start_ns[e] < from || t.start_ns[e] > to || t.dur_ns[e] <= 0) continue;
+    for (size_t k = 0; k < kClasses; ++k)
+      if (kOneOffClasses[k].kind != ColdCauseKind::ProfilerBuffers && kOneOffClasses[k].matches(in, e))
+        matched[k].emplace_back(t.start_ns[e], std::min(t.end_ns(e), to));
+  }
+  auto step_time = [&](const std::vector<Interval>& pieces, size_t i) {
+    return covered_length(pieces, f.steps[i].start_ns, f.steps[i].end_ns);
+  };
+  std::vector<Interval> claimed;
+  for (size_t k = 0; k < kClasses; ++k) {
+    if (matched[k].empty()) continue;
+    merge_intervals(matched[k]);
+    const std::vector<Interval> pieces = subtract(matched[k], claimed);
+    claimed.insert(claimed.end(), matched[k].begin(), matched[k].end());
+    merge_intervals(claimed);
+    const ColdCauseKind kind = kOneOffClasses[k].kind;
+    OneOffPart part{std::string(to_string(kind)), 0, 0, ""};
+    if (!recurring(kind)) {
+      std::vector<Interval> own = pieces;
+      part.ns = union_length(own);
+      part.count = matched[k].size();
+      for (size_t i = 0; i < f.steps.size(); ++i) out.per_step_ns[i] += step_time(pieces, i);
+    } else if (f.steps.size() >= 3) {
+      std::vector<int64_t> per(f.steps.size());
+      for (size_t i = 0; i < f.steps.size(); ++i) per[i] = step_time(pieces, i);
+      const int64_t usual = median(per);
+      for (size_t i = 0; i < f.steps.size(); ++i)
+        if (per[i] - usual >= kRecurringMinExcessNs) {
+          part.ns += per[i] - usual;
+          out.per_step_ns[i] += per[i] - usual;
+          ++part.count;
+        }
+    }
+    if (part.ns <= 0) continue;
+    if (kind == ColdCauseKind::Compilation) {
+      // Split into the first compilations and the recompilations (Facts::compile's ids).
+      int64_t re_ns = 0;
+      uint64_t re = 0, first = 0;
+      for (const Compilation& c : f.compile.compilations)
+        if (c.end_ns > from && c.start_ns < to) (c.id.recompile > 0 ? (re_ns += c.ns, ++re) : ++first);
+      re_ns = std::min(re_ns, part.ns);
+      part.count = first;
+      if (re > 0) {
+        out.parts.push_back({"recompilation", re, re_ns, recompile_causes(t, f.compile)});
+        part.ns -= re_ns;
+      }
+      if (part.ns <= 0) continue;
+    }
+    out.parts.push_back(std::move(part));
+  }
+
+  // First-call work, per top-level op and input shape.
+  HostWaitNames waits(t);
+  std::vector<Interval> held = claimed;  // what the classes claimed and the host waits
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_host_api(t.kind[e]) && t.start_ns[e] >= from && t.start_ns[e] <= to && waits.of(e) != HostWait::None)
+      held.emplace_back(t.start_ns[e], t.end_ns(e));
+  merge_intervals(held);
+  NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
+  std::map<std::pair<NameId, NameId>, std::vector<TopOp>> by_shape;  // (name, input dims) → calls in time order
+  std::unordered_map<NameId, std::vector<TopOp>> by_name;
+  std::vector<EventId> tops;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to &&
+        op_above.of(t.parent[e]) == kNoEvent)
+      tops.push_back(e);
+  std::sort(tops.begin(), tops.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
+  for (EventId e : tops) {
+    const NameId dims = t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims;
+    const TopOp op{e, t.dur_ns[e] - covered_length(held, t.start_ns[e], t.end_ns(e))};
+    by_shape[{t.name[e], dims}].push_back(op);
+    by_name[t.name[e]].push_back(op);
+  }
+  OneOffPart seen{"first_seen_shape", 0, 0, ""}, first{"first_call", 0, 0, ""};
+  std::map<NameId, std::pair<int64_t, uint64_t>> seen_ops, first_ops;  // op name → (ns, calls)
+  std::unordered_map<EventId, bool> first_of_shape;
+  for (const auto& [key, calls] : by_shape) first_of_shape[calls.front().e] = true;
+  for (const auto& [key, calls] : by_shape) {
+    const TopOp& op = calls.front();
+    // The op's usual time: its later calls on this shape, else its calls on other shapes that
+    // were not first calls themselves.
+    std::vector<int64_t> usual;
+    for (size_t i = 1; i < calls.size(); ++i) usual.push_back(calls[i].own_ns);
+    bool ran_before = false;
+    for (const TopOp& other : by_name[key.first]) {
+      if (t.start_ns[other.e] < t.start_ns[op.e]) ran_before = true;
+      if (calls.size() == 1 && !first_of_shape.count(other.e)) usual.push_back(other.own_ns);
+    }
+    if (usual.empty()) continue;  // no call to compare with: no evidence either way
+    const int64_t typical = median(usual);
+    const int64_t excess = op.own_ns - typical;
+    if (excess < kFirstCallMinExcessNs || static_cast<double>(op.own_ns) < kFirstCallRatio * static_cast<double>(typical))
+      continue;
+    const bool new_shape = ran_before && key.second != kNoName;
+    OneOffPart& part = new_shape ? seen : first;
+    auto& per_op = (new_shape ? seen_ops : first_ops)[key.first];
+    per_op.first += excess;
+    ++per_op.second;
+    part.ns += excess;
+    ++part.count;
+    if (const int s = step_containing(f.steps, t.start_ns[op.e]); s >= 0) out.per_step_ns[s] += excess;
+  }
+  for (auto [part, ops] : {std::pair{&seen, &seen_ops}, std::pair{&first, &first_ops}}) {
+    if (part->ns <= 0) continue;
+    std::vector<std::pair<int64_t, NameId>> order;
+    for (const auto& [name, v] : *ops) order.emplace_back(v.first, name);
+    std::sort(order.rbegin(), order.rend());
+    for (size_t i = 0; i < order.size() && i < kDetailItems; ++i) {
+      const auto& v = (*ops)[order[i].second];
+      part->detail += fmt::format("{}{} {}{}", i ? "; " : "", t.names.view(order[i].second), human_duration(v.first),
+                                  part == &seen ? fmt::format(" on {} new shape{}", v.second, v.second == 1 ? "" : "s") : "");
+    }
+    out.parts.push_back(std::move(*part));
+  }
+  std::sort(out.parts.begin(), out.parts.end(), [](const OneOffPart& a, const OneOffPart& b) { return a.ns > b.ns; });
+  for (const OneOffPart& p : out.parts) out.ns += p.ns;
+  return out;
+}
+
+std::string one_off_words(const std::vector<OneOffPart>& parts, size_t at_most) {
+  std::string out;
+  for (size_t i = 0; i < parts.size() && i < at_most; ++i) {
+    const OneOffPart& p = parts[i];
+    std::string kind = p.kind;
+    std::replace(kind.begin(), kind.end(), '_', ' ');
+    out += fmt::format("{}{} {}", i ? ", " : "", kind, human_duration(p.ns));
+    if (p.kind == "recompilation" || p.kind == "compilation")
+      out += fmt::format(" ({}{})", p.count, p.detail.empty() ? "" : ": " + p.detail);
+    else if (!p.detail.empty())
+      out += fmt::format(" ({})", p.detail);
+  }
+  return out;
+}
+
+}  // namespace whyslow

@@ -1,0 +1,138 @@
+// Per unit of work: when the two sides' steps do different amounts of the same work (batch 1 →
+// 256, a longer prompt), step against step compares apples with crates. The evidence is the ops
+// both sides run: each op's first call in the compared steps, its first tensor input, one side
+// against the other. Inputs that differ in exactly one dimension, the same one and by the same
+// sizes for most of the ops whose inputs differ, say the work was scaled along it: the leading
+// dimension is the batch ("samples"), the second of a 2-D or deeper input the sequence
+// ("tokens"). Weights and buffers keep their shapes and do not vote.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/core/op_inputs.hpp"
+#include "analysis/steps/steady_steps.hpp"
+#include "common/units.hpp"
+#include "diff/diff.hpp"
+
+namespace whyslow {
+namespace {
+
+// At least two ops must agree on the scaled dimension: one op's input can change for its own
+// reasons (a cache that grows, a reshape).
+constexpr size_t kMinAgreeingOps = 2;
+// …and they must be most of the ops whose inputs differ: a scaled batch changes every activation's
+// leading dim the same way, while a different model changes shapes every which way.
+constexpr double kMinAgreeingShare = 0.5;
+// The inputs that vote have at least two dimensions (see compare_work_units).
+constexpr size_t kMinRank = 2;
+
+// Op name → dims of its first tensor input at its first call in each compared step, for the ops
+// given the same shape in every step (an op whose input changes from step to step does not tell
+// how much work a step does).
+std::map<std::string, std::vector<int64_t>> first_inputs(const Trace& t, const Facts& f, const StepProfile& p) {
+  std::vector<StepFacts> steps;
+  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
+  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  std::map<std::pair<std::string, int>, std::pair<int64_t, EventId>> first;  // (name, step) → (start, op)
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX || t.op_shapes[t.detail[e]].input_dims == kNoName) continue;
+    const int step = step_containing(steps, t.start_ns[e]);
+    if (step < 0) continue;
+    auto [it, inserted] = first.try_emplace({std::string(t.name_of(e)), step}, t.start_ns[e], e);
+    if (!inserted && t.start_ns[e] < it->second.first) it->second = {t.start_ns[e], e};
+  }
+  std::map<std::string, std::vector<int64_t>> out;
+  std::set<std::string> varies;
+  for (const auto& [key, v] : first) {
+    const std::optional<std::vector<OpInput>> inputs = op_inputs(t, v.second);
+    if (!inputs) continue;
+    for (const OpInput& in : *inputs)
+      if (in.is_tensor() && !in.dims.empty()) {
+        const auto [it, inserted] = out.try_emplace(key.first, in.dims);
+        if (!inserted && it->second != in.dims) varies.insert(key.first);
+        break;
+      }
+  }
+  for (const std::string& name : varies) out.erase(name);
+  return out;
+}
+
+std::string dims_words(const std::vector<int64_t>& d) {
+  std::string out = "[";
+  for (size_t i = 0; i < d.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", d[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+PerUnit compare_work_units(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d) {
+  PerUnit out;
+  const auto ia = first_inputs(a, fa, d.a), ib = first_inputs(b, fb, d.b);
+  using Scale = std::tuple<size_t, int64_t, int64_t>;  // (dimension, A's size, B's size)
+  std::map<Scale, std::vector<std::string>> votes;
+  size_t differing = 0;
+  for (const auto& [name, da] : ia) {
+    const auto it = ib.find(name);
+    // A 1-D input is an index or a bookkeeping vector (sequence lengths, positions); a batch of
+    // work comes with its feature dimensions ([batch, features], [batch, tokens, hidden]).
+    if (it == ib.end() || it->second.size() != da.size() || da.size() < kMinRank || it->second == da) continue;
+    ++differing;
+    const std::vector<int64_t>& db = it->second;
+    size_t changed = 0, dim = 0;
+    for (size_t i = 0; i < da.size(); ++i)
+      if (da[i] != db[i]) ++changed, dim = i;
+    if (changed == 1 && da[dim] > 0 && db[dim] > 0) votes[{dim, da[dim], db[dim]}].push_back(name);
+  }
+  const auto best = std::max_element(votes.begin(), votes.end(),
+                                     [](const auto& x, const auto& y) { return x.second.size() < y.second.size(); });
+  if (best == votes.end() || best->second.size() < kMinAgreeingOps ||
+      static_cast<double>(best->second.size()) < kMinAgreeingShare * static_cast<double>(differing))
+    return out;
+  const auto [dim, na, nb] = best->first;
+  if (dim > 1) return out;  // a spatial size or a head dimension is not a unit a user counts
+  // One token a sequence is a decode step, which reads a KV cache instead of computing it: another
+  // phase of the work, not less of the same.
+  if (dim == 1 && std::min(na, nb) <= 1) return out;
+  out.unit = dim == 0 ? "sample" : "token";
+  out.a_units = static_cast<double>(na);
+  out.b_units = static_cast<double>(nb);
+  out.a_ns = static_cast<int64_t>(static_cast<double>(d.a.steady_ns) / out.a_units);
+  out.b_ns = static_cast<int64_t>(static_cast<double>(d.b.steady_ns) / out.b_units);
+  const std::string& op = best->second.front();
+  out.evidence = fmt::format("{}'s input {} in A, {} in B; {} of the {} ops whose inputs differ scale dimension {} the same way",
+                             op, dims_words(ia.at(op)), dims_words(ib.at(op)), best->second.size(), differing, dim);
+  const int64_t lo = std::min(out.a_ns, out.b_ns), hi = std::max(out.a_ns, out.b_ns);
+  out.ratio = lo > 0 ? static_cast<double>(hi) / static_cast<double>(lo) : 0;
+  out.faster = std::llabs(out.b_ns - out.a_ns) < kMinChangeShare * static_cast<double>(out.a_ns) ? "same"
+               : out.b_ns < out.a_ns                                                        ? "b"
+                                                                                             : "a";
+  return out;
+}
+
+std::string per_unit_words(const Diff& d) {
+  const PerUnit& u = d.verdict.per_unit;
+  if (u.unit.empty()) return "";
+  const std::string units = fmt::format("{:.0f} {}s against A's {:.0f}", u.b_units, u.unit, u.a_units);
+  const std::string lead =
+      u.faster == "same" ? fmt::format("Per {} A and B take the same time", u.unit)
+                         : fmt::format("Per {} {} is {} faster", u.unit, u.faster == "b" ? "B" : "A", ratio_words(u.ratio));
+  return fmt::format("{} (A {}, B {} per {}, once warm): B's steps process {} ({}).", lead, human_duration(u.a_ns),
+                     human_duration(u.b_ns), u.unit, units, u.evidence);
+}
+
+std::string per_unit_advice(const Diff& d) {
+  const PerUnit& u = d.verdict.per_unit;
+  if (u.unit.empty() || u.faster == "same") return "";
+  const bool b = u.faster == "b";
+  const double work = b ? u.b_units / u.a_units : u.a_units / u.b_units;  // the kept side's work per step, relative
+  const bool longer = b ? d.b.steady_ns > d.a.steady_ns : d.a.steady_ns > d.b.steady_ns;
+  return fmt::format("Keep {}: per {} it is {} faster ({} against {}){}.", b ? "B" : "A", u.unit, ratio_words(u.ratio),
+                     human_duration(b ? u.b_ns : u.a_ns), human_duration(b ? u.a_ns : u.b_ns),
+                     longer ? fmt::format("; its steps are longer only because each does {} the work", ratio_words(work))
+                            : "");
+}
+
+}  // namespace whyslow
