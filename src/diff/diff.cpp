@@ -34,6 +34,7 @@ Diff diff_traces(const Trace& a, const Facts& fa, const Trace& b, const Facts& f
   note_mismatches(d);
   d.verdict.per_unit = compare_work_units(a, fa, b, fb, d);
   d.verdict.overlap = measure_overlap(a, fa, d.a, b, fb, d.b, d.verdict.per_unit);
+  d.verdict.mechanism = find_mechanism(a, fa, b, fb, d);
   judge(d);
   return d;
 }

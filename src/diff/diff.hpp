@@ -243,6 +243,9 @@ struct Verdict {
   // What changes the reading (recording_caveats.cpp): the sides recorded with different profiler
   // options, with the time that costs measured on the work both run alike.
   std::vector<std::string> caveats;
+  // What the program does differently per step (mechanism.cpp): launches against graph replays,
+  // GEMM units, copies' bandwidth, compiled regions, communication, what now dominates.
+  std::vector<std::string> mechanism;
   bool recording_explains = false;  // that cost is at least half the change: no side is called faster
   std::string summary;
   std::vector<std::string> try_next;
@@ -281,6 +284,7 @@ PerUnit compare_work_units(const Trace& a, const Facts& fa, const Trace& b, cons
 std::string per_unit_words(const Diff& d);   // "Per sample B is 105× faster …"; "" without per_unit
 std::string per_unit_advice(const Diff& d);  // "Keep B: per sample it is …"; "" without a faster side
 std::string ratio_words(double ratio);       // "1.7×", "105×"
+std::vector<std::string> find_mechanism(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, const Diff& d);
 void judge_recording(Diff& d);  // recording_caveats.cpp: verdict.caveats, recording_explains
 void judge(Diff& d);
 

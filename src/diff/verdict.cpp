@@ -113,10 +113,21 @@ bool is_part(const Component& c) {
 }
 
 // The part that moved most in the direction of `delta`; nullptr when none moved that way.
+const Component* component(const Diff& d, const std::string& key);
+
+// The CPU blocked on the GPU is the GPU's time seen from the CPU: when the GPU work moved the same
+// way by at least half as much, the wait followed it and is no cause of its own.
+bool wait_follows_gpu(const Diff& d, const Component& c) {
+  if (c.key != "cpu_sync_wait_us") return false;
+  const Component* gpu = component(d, "gpu_busy_us");
+  return gpu && (gpu->delta() > 0) == (c.delta() > 0) &&
+         static_cast<double>(std::llabs(gpu->delta())) >= kCauseShare * static_cast<double>(std::llabs(c.delta()));
+}
+
 const Component* largest_part(const Diff& d, int64_t delta) {
   const Component* best = nullptr;
   for (const Component& c : d.components) {
-    if (!is_part(c) || (delta > 0 ? c.delta() <= 0 : c.delta() >= 0)) continue;
+    if (!is_part(c) || (delta > 0 ? c.delta() <= 0 : c.delta() >= 0) || wait_follows_gpu(d, c)) continue;
     if (!best || std::llabs(c.delta()) > std::llabs(best->delta())) best = &c;
   }
   return best;
@@ -300,10 +311,13 @@ std::vector<std::string> cause_advice(const Diff& d, const Verdict& v) {
                         "pad them to a few sizes, or drop mode=\"reduce-overhead\" whose bookkeeping buys nothing here.",
                         slow_name)};
   if (c.kind == "compiled_call_overhead")
-    return {fmt::format("For {} of GPU work the compiled call's fixed CPU cost dominates: keep {} here, give each call "
-                        "more work (a larger batch), or capture the step in a CUDA graph (mode=\"reduce-overhead\") so "
-                        "one launch replaces the guards and the wrapper.",
-                        human_duration(slow.gpu_busy.median), b_slower ? "A" : "B")};
+    return {fmt::format("For {} of GPU work the compiled call's fixed CPU cost dominates: keep {} here, or give each "
+                        "call more work (a larger batch){}.",
+                        human_duration(slow.gpu_busy.median), b_slower ? "A" : "B",
+                        // A side that already replays CUDA graphs pays the cost around the replay.
+                        slow.graphs.launches > 0 ? ""
+                                                 : ", or capture the step in a CUDA graph (mode=\"reduce-overhead\") so "
+                                                   "one launch replaces the guards and the wrapper")};
   return {};
 }
 
@@ -460,6 +474,13 @@ std::string bound_words(const Verdict& v, const StepProfile& a, const StepProfil
   return out;
 }
 
+// " What changed per step: A launches 26 … ; B replays 1 CUDA graph …. The GEMMs moved …"
+std::string mechanism_words(const Verdict& v) {
+  std::string out;
+  for (const std::string& m : v.mechanism) out += (out.empty() ? " What changed per step: " : " ") + m;
+  return out;
+}
+
 std::string change_words(const Verdict& v) {
   if (v.largest_changes.empty()) return "";
   std::string out = " The step's blocks that changed most, per step:";
@@ -549,7 +570,7 @@ void judge(Diff& d) {
   v.summary = fmt::format("{}{}{}{}{} B runs {} per step and spends {}.{}{}", per_unit.empty() ? "" : per_unit + " ",
                           two_answers.empty() ? "" : two_answers + " ", two_answers.empty() && per_unit.empty() ? "" : "Step by step: ",
                           verdict_words(v, a, b),
-                          because.empty() ? "" : fmt::format(" Because {}.", because),
+                          (because.empty() ? "" : fmt::format(" Because {}.", because)) + mechanism_words(v),
                           more_or_less(v.delta_gpu_busy_ns, "GPU work"), more_or_less(v.delta_cpu_ns, "CPU time"),
                           bound_words(v, a, b), change_words(v));
   v.try_next = cause_advice(d, v);

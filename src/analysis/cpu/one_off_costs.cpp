@@ -39,6 +39,8 @@ constexpr int64_t kFirstCallMinExcessNs = 200'000;
 // A step's recurring calls (allocation, library set-up) count as one-off only beyond the steps'
 // median by this much: their steady time jitters by tens of µs.
 constexpr int64_t kRecurringMinExcessNs = 100'000;
+// Inductor's autotuning benchmark ("CachingAutotuner.benchmark_all_configs (dynamo_timed)").
+constexpr std::string_view kAutotuneEvent = "CachingAutotuner.benchmark_all_configs";
 // How many recompilation causes and first-call ops a part's detail names.
 constexpr size_t kDetailItems = 3;
 
@@ -154,6 +156,13 @@ OneOffCosts one_off_costs(const Trace& t, const Facts& f) {
         if (c.end_ns > from && c.start_ns < to) (c.id.recompile > 0 ? (re_ns += c.ns, ++re) : ++first);
       re_ns = std::min(re_ns, part.ns);
       part.count = first;
+      // Inductor's autotuning runs at a new graph's first call, inside the compilation's events.
+      std::vector<Interval> tuning;
+      for (EventId e = 0; e < t.size(); ++e)
+        if (t.start_ns[e] >= from && t.start_ns[e] <= to && t.name_of(e).starts_with(kAutotuneEvent))
+          tuning.emplace_back(t.start_ns[e], t.end_ns(e));
+      if (const int64_t tuned = union_length(tuning); tuned > 0)
+        part.detail = fmt::format("autotuning {} of it", human_duration(tuned));
       if (re > 0) {
         out.parts.push_back({"recompilation", re, re_ns, recompile_causes(t, f.compile)});
         part.ns -= re_ns;

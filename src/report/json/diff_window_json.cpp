@@ -52,6 +52,9 @@ void write_window_and_steady(JsonWriter& w, const Diff& d) {
   w.key("caveats").begin_array();
   for (const std::string& c : v.caveats) w.string(c);
   w.end_array();
+  w.key("mechanism").begin_array();
+  for (const std::string& m : v.mechanism) w.string(m);
+  w.end_array();
   w.key("recording_explains").boolean(v.recording_explains);
   w.key("per_unit");
   if (v.per_unit.unit.empty()) {

@@ -105,8 +105,10 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
       if (!c.spans[i].empty()) s.dur[c.spans[i].first] += per_step;
   }
   out.applies = true;
-  out.change = fmt::format("{:.0f} launches per step → {:.0f} graph launch{}", static_cast<double>(launches) / static_cast<double>(steps),
-                           static_cast<double>(graphs) / static_cast<double>(steps), graphs == steps ? "" : "es");
+  const double per_step_launches = static_cast<double>(launches) / static_cast<double>(steps);
+  out.change = fmt::format("{:.0f} launch{} per step → {:.0f} graph launch{}", per_step_launches,
+                           per_step_launches == 1 ? "" : "es", static_cast<double>(graphs) / static_cast<double>(steps),
+                           graphs == steps ? "" : "es");
   if (reduce_overhead) out.change += fmt::format(", plus reduce-overhead's {} µs per call", kReduceOverheadCallNs / 1000);
   return out;
 }
