@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <filesystem>
 #include <numeric>
 
 #include "analysis/facts.hpp"
+#include "loader_test_util.hpp"
 #include "diff/diff.hpp"
 #include "test_support.hpp"
 #include "trace/load_trace.hpp"
@@ -201,6 +203,28 @@ TEST(DiffTwoAnswers, AnOpSwapOnTheSameInputsIsComparable) {
 TEST(DiffTwoAnswers, NoPerUnitComparisonWithoutAConsistentScale) {
   EXPECT_TRUE(diff_pair(torch_fixture("mlp_bf16"), torch_fixture("mlp_bf16_compiled")).d.verdict.per_unit.unit.empty());
   EXPECT_TRUE(diff_pair(compile_fixture("ro_fixed"), compile_fixture("varshape_eager")).d.verdict.per_unit.unit.empty());
+}
+
+// The same engine on another vendor's GPU: every kernel named otherwise and no shapes recorded, but
+// the step's structure is the same (one CUDA graph replay and 9 copies of the same bytes a step).
+// Made from vLLM's decode trace (TraceLens) by renaming every kernel and dropping Input Dims.
+TEST(DiffTwoAnswers, TheSameStepStructureOnAnotherVendorIsComparable) {
+  const std::string a = std::string(WHYSLOW_PUBLIC_TRACES) +
+                        "/AMD-AGI__TraceLens/tests__traces__inference__vllm_decode_full__graph_execution.json.gz";
+  if (!std::filesystem::exists(a)) GTEST_SKIP() << "no " << a;
+  std::string json = testing::gunzip_file(a);
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = json.find(from); at != std::string::npos; at = json.find(from, at + to.size()))
+      json.replace(at, from.size(), to);
+  };
+  replace_all(R"x("cat": "kernel", "name": ")x", R"x("cat": "kernel", "name": "vendor2_)x");
+  replace_all(R"x("Input Dims")x", R"x("Input Dims not recorded")x");
+  const testing::TempDir dir;
+  const Pair p = diff_pair(a, dir.write("vendor2.json", json));
+  const Verdict& v = p.d.verdict;
+  EXPECT_LT(v.overlap.kernel_share, 0.01);
+  EXPECT_TRUE(v.comparable);
+  EXPECT_EQ(v.overlap.basis, "structure");
 }
 
 }  // namespace

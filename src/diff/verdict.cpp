@@ -515,8 +515,15 @@ void judge(Diff& d) {
   WorkloadOverlap& o = v.overlap;
   // An op swap (eager attention → SDPA) changes kernels and op shapes alike; the same blocks given
   // the same inputs still make it one problem solved two ways.
-  const bool same_inputs = o.inputs_agree || o.top_input_share >= kMinComparableShare;
-  if (o.measured && o.share < kMinComparableShare && same_inputs) o.basis = "inputs";
+  // The same step structure, whatever kernels run it (one serving engine on two vendors' GPUs,
+  // whose kernel names differ): the same CUDA graph replays per step and the same copies, bytes
+  // included. A decode step and a prefill step replay other graphs and copy other inputs.
+  const bool same_structure = a.graphs.launches > 0 && a.graphs.launches == b.graphs.launches &&
+                              a.memcpys.median > 0 && a.memcpys.median == b.memcpys.median &&
+                              a.memcpy_bytes.median == b.memcpy_bytes.median;
+  if (o.measured && o.share < kMinComparableShare && same_structure) o.basis = "structure";
+  const bool same_inputs = o.inputs_agree || o.top_input_share >= kMinComparableShare || same_structure;
+  if (o.measured && o.share < kMinComparableShare && same_inputs && !same_structure) o.basis = "inputs";
   // A batch or a sequence scaled: other kernels for other sizes, the same problem per unit.
   const bool scaled = o.scaled_shape_share >= kMinComparableShare;
   // A few scaled inputs whose step's work does not otherwise match (a decode step's logits against
