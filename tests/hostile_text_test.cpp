@@ -78,6 +78,14 @@ TEST(HostileText, ShapesNoTensorHasGetNoModel) {
   EXPECT_EQ(ok.kernels.find("calls without a model"), std::string::npos) << ok.kernels;
 }
 
+// "Input Dims" given as a string of 50,000 nested '[' (issue 45): the shape reader recursed once a
+// level and overflowed the stack; it now refuses past eight levels (torch writes three at most).
+TEST(HostileText, DeeplyNestedInputDimsAreRefusedNotRecursed) {
+  const std::string dims = "\"" + std::string(50'000, '[') + "\"";
+  const Rendered r = render(op_with_kernel(R"("aten::mm")", R"(,"Input Dims":)" + dims + R"(,"Input type":["float","float"])"));
+  EXPECT_EQ(r.kernels.find("FLOP/s"), std::string::npos) << r.kernels;  // no model from an unreadable shape
+}
+
 TEST(ElementCount, RefusesNegativeAndHugeShapes) {
   EXPECT_EQ(element_count({}), std::optional<int64_t>(1));
   EXPECT_EQ(element_count({4, 0, 5}), std::optional<int64_t>(0));

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <map>
 
@@ -23,6 +24,9 @@ constexpr double kFamilyShare = 0.10;
 // A bandwidth or speed changed when it moved by half or more: copies of one size vary by far less
 // from step to step, pageable against pinned differs 3–10×.
 constexpr double kChangedRatio = 1.5;
+// A copy direction's bandwidth is said from 1 MiB a step: a copy of a few kB takes its ~10 µs of
+// fixed latency whatever the memory kind (0.1 GB/s for 1 kB), so its "bandwidth" says nothing.
+constexpr int64_t kMinCopyBytes = 1 << 20;
 // After a change, an unchanged kernel is said to dominate when it holds this share of the faster
 // side's GPU time: the next thing to work on.
 constexpr double kDominantShare = 0.25;
@@ -110,7 +114,7 @@ std::vector<std::string> find_mechanism(const Trace& a, const Facts& fa, const T
     auto words = [](const char* side, const StepProfile& p) {
       const double single = static_cast<double>(p.launches.median) - p.graphs.launches;
       if (p.graphs.launches == 0) return fmt::format("{} launches {:.0f} GPU operations one by one per step", side, single);
-      return fmt::format("{} replays {:.3g} CUDA graph{} per step ({:.0f} kernels each){}", side, p.graphs.launches,
+      return fmt::format("{} replays {:.3g} CUDA graph{} per step ({:.0f} kernels a graph on average){}", side, p.graphs.launches,
                          p.graphs.launches == 1 ? "" : "s", p.graphs.kernels_per_launch,
                          single > 0 ? fmt::format(" and launches {:.0f} more one by one", single) : "");
     };
@@ -144,6 +148,9 @@ std::vector<std::string> find_mechanism(const Trace& a, const Facts& fa, const T
     const std::string ka = largest_kind(wa, dir), kb = largest_kind(wb, dir);
     if (ka.empty() || kb.empty()) continue;
     const double bwa = gb_per_s(wa.copies.at(ka)), bwb = gb_per_s(wb.copies.at(kb));
+    // Copies of a few kB per step take their fixed latency, not a bandwidth.
+    if (std::min(per_step(wa.copies.at(ka).first, wa.steps), per_step(wb.copies.at(kb).first, wb.steps)) < kMinCopyBytes)
+      continue;
     const bool moved = bwa > 0 && bwb > 0 && std::max(bwa, bwb) >= kChangedRatio * std::min(bwa, bwb);
     if (ka == kb && !moved) continue;
     out.push_back(fmt::format("Copies {}: {:.1f} GB/s in A ({}) against {:.1f} GB/s in B ({}).", dir, bwa, memory_kind(ka),

@@ -7,6 +7,9 @@
 // did not change, so whatever time it gained is the instrumentation's.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "analysis/blocks/code_origin.hpp"
 #include "common/units.hpp"
 #include "diff/diff.hpp"

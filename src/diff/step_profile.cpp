@@ -85,6 +85,19 @@ void choose_warm_steps(const Facts& f, StepProfile& p, std::vector<const StepFac
       }
     steps = kept;
   }
+  // Compiling in every step it has, a side never runs warm here: what is left of a step once the
+  // compilation is taken out still holds the new graph's first call (autotuning, loading), so no
+  // steady step can be told.
+  bool compiles_always = !steps.empty() && kept.size() < kMinWarmSteps;
+  for (const StepFacts* s : steps) {
+    const size_t i = static_cast<size_t>(s - f.steps.data());
+    compiles_always &= i < f.compile.per_step.size() && f.compile.per_step[i].compilations > 0;
+  }
+  if (compiles_always) {
+    p.steady_ns = 0;
+    p.steady_basis = "never_warm";
+    return;
+  }
   std::vector<int64_t> warm_ns;
   bool all_warm = true;
   for (const StepFacts* s : steps) {

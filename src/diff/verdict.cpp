@@ -339,13 +339,16 @@ Advice decide_advice(const Verdict& v, const StepProfile& a, const StepProfile& 
 
 // The fixes B's own what-ifs replay as shortening its step by more than the noise, best first,
 // each with the step it predicts: advice that agrees with the side's explain.
-std::vector<std::string> replayed_fixes(const StepProfile& p, const char* side, int64_t noise) {
+// Against torch.compile's own causes (recompiling, graphs never replayed) capturing CUDA graphs is
+// no fix: the graph would be captured anew at each recompilation.
+std::vector<std::string> replayed_fixes(const StepProfile& p, const char* side, int64_t noise, bool compile_cause) {
   std::vector<std::string> out;
   for (const WhatIf& w : p.what_if) {
     if (!w.per_step || w.step_ns - w.predicted_step_ns < std::max<int64_t>(noise, 1) || out.size() >= kFixesAdvised) continue;
-    out.push_back(fmt::format("On {}, {}: its step would take {} instead of {} ({}; replayed: `whyslow what-if {} --edit {}{}`).",
-                              side, w.title, human_duration(w.predicted_step_ns), human_duration(w.step_ns), w.change, side,
-                              w.edit, w.param.empty() ? "" : "=" + w.param));
+    if (compile_cause && w.edit == "cuda-graphs") continue;
+    out.push_back(fmt::format("On {}, {}: the replay of its steps saves {} per step ({}; `whyslow what-if {} --edit {}{}`).",
+                              side, w.title, human_duration(w.step_ns - w.predicted_step_ns), w.change, side, w.edit,
+                              w.param.empty() ? "" : "=" + w.param));
   }
   return out;
 }
@@ -380,7 +383,8 @@ std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, co
     return {"Keep B: its steps are shorter, though neither by the GPU work alone nor by the CPU time alone; the "
             "blocks that changed most are listed below."};
   if (x.because == "cpu_time") {
-    std::vector<std::string> out = replayed_fixes(slow, "B", v.noise_ns);
+    const bool compile_cause = v.cause.kind == "recompilation" || v.cause.kind == "cuda_graphs_not_replayed";
+    std::vector<std::string> out = replayed_fixes(slow, "B", v.noise_ns, compile_cause);
     // A larger call spreads a fixed CPU cost per call only where GPU work waits on it.
     if (slow.gpu_busy.median > 0 && v.bound_b == "cpu")
       out.push_back("Give each call more work (a larger batch) so the fixed CPU cost per call is spread over more data.");

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 
 #include "common/units.hpp"
@@ -44,6 +45,11 @@ void compare_window_and_steady(Diff& d) {
   judge_side_by_side(v.steady, a.steady_ns, b.steady_ns);
   v.steady.a_basis = a.steady_basis;
   v.steady.b_basis = b.steady_basis;
+  if (a.steady_basis == "never_warm" || b.steady_basis == "never_warm") {
+    v.steady.faster.clear();  // a side never warm: once warm cannot be told
+    v.steady.ratio = 0;
+    return;
+  }
   // Where both steady steps are measured warm steps, the step verdict (decide_faster, which judges
   // their spread, not only their medians) says which is faster once warm.
   if (a.steady_basis == "warm_steps" && b.steady_basis == "warm_steps" && !v.faster.empty()) v.steady.faster = v.faster;
@@ -97,6 +103,10 @@ std::string window_and_steady_words(const Diff& d) {
     if (static_cast<double>(p->one_off.ns) >= kOneOffWorthSaying * static_cast<double>(p->one_off.window_ns))
       out += fmt::format("; {}'s one-off costs are {} ({})", name, human_duration(p->one_off.ns),
                          one_off_words(p->one_off.parts, kOneOffPartsSaid));
+  if (v.steady.faster.empty()) {
+    const char* never = a.steady_basis == "never_warm" ? "A" : "B";
+    return out + fmt::format(". Once warm cannot be told: {} compiles in every step it has, so it never runs warm here.", never);
+  }
   const bool agree = v.window.faster == v.steady.faster;
   out += fmt::format(". Once warm{} {}{} (A {}, B {} per step", agree ? "" : ", though,", slower(v.steady),
                      agree && v.steady.faster != "same" ? " too" : "", human_duration(a.steady_ns), human_duration(b.steady_ns));

@@ -26,6 +26,14 @@ class Reader {
     if (i_ >= s_.size()) return std::nullopt;
     JsonValue v;
     if (s_[i_] == '[') {
+      // Deeper than any argument list torch writes: a hostile text, refused before it can
+      // exhaust the stack of this recursive reader.
+      if (depth_ >= kMaxDepth) return std::nullopt;
+      const struct Nest {
+        int& d;
+        explicit Nest(int& x) : d(++x) {}
+        ~Nest() { --d; }
+      } nest(depth_);
       v.kind = JsonValue::Kind::Array;
       ++i_;
       skip();
@@ -68,8 +76,11 @@ class Reader {
   void skip() {
     while (i_ < s_.size() && space(s_[i_])) ++i_;
   }
+  // record_shapes nests at most three levels (a TensorList's shapes: [[[2, 3], [4]], …]).
+  static constexpr int kMaxDepth = 8;
   std::string_view s_;
   size_t i_ = 0;
+  int depth_ = 0;
 };
 
 std::optional<JsonValue> read_array(const Trace& t, NameId id) {

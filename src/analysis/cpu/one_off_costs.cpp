@@ -75,22 +75,28 @@ std::string first_input_text(const Trace& t, NameId dims) {
 
 // The cause of each recompilation: the input shape of the frame's call before it against its own.
 std::string recompile_causes(const Trace& t, const CompileFacts& c) {
-  std::map<std::string, int> causes;
-  std::set<std::pair<int32_t, int32_t>> seen;      // compile ids called so far
-  std::map<int32_t, NameId> last_input;            // frame → the input of its last call
-  for (const CompiledCall& call : c.calls) {       // in time order
+  std::vector<std::pair<std::string, int>> causes;  // in the order they first happened
+  std::set<std::pair<int32_t, int32_t>> seen;         // compile ids called so far
+  std::map<int32_t, NameId> last_input;               // frame → the input of its last call
+  auto add = [&](std::string text) {
+    for (auto& [known, n] : causes)
+      if (known == text) return void(++n);
+    causes.emplace_back(std::move(text), 1);
+  };
+  for (const CompiledCall& call : c.calls) {  // in time order
     const auto before = last_input.find(call.id.frame);
-    if (call.id.recompile > 0 && seen.emplace(call.id.frame, call.id.recompile).second && before != last_input.end() &&
-        before->second != call.input_dims && call.input_dims != kNoName)
-      ++causes[fmt::format("input {} → {}", first_input_text(t, before->second), first_input_text(t, call.input_dims))];
+    if (call.id.recompile > 0 && seen.emplace(call.id.frame, call.id.recompile).second && call.input_dims != kNoName) {
+      if (before == last_input.end())  // the frame's earlier calls ran before the profiler started
+        add(fmt::format("input {} (the call before it was not profiled)", first_input_text(t, call.input_dims)));
+      else if (before->second != call.input_dims)
+        add(fmt::format("input {} → {}", first_input_text(t, before->second), first_input_text(t, call.input_dims)));
+    }
     last_input[call.id.frame] = call.input_dims;
   }
-  std::vector<std::pair<int, std::string>> order;
-  for (auto& [text, n] : causes) order.emplace_back(n, text);
-  std::sort(order.rbegin(), order.rend());
   std::string out;
-  for (size_t i = 0; i < order.size() && i < kDetailItems; ++i)
-    out += fmt::format("{}{}{}", i ? "; " : "", order[i].second, order[i].first > 1 ? fmt::format(" (×{})", order[i].first) : "");
+  for (size_t i = 0; i < causes.size() && i < kDetailItems; ++i)
+    out += fmt::format("{}{}{}", i ? "; " : "", causes[i].first, causes[i].second > 1 ? fmt::format(" (×{})", causes[i].second) : "");
+  if (causes.size() > kDetailItems) out += "; …";
   return out;
 }
 
@@ -215,6 +221,9 @@ OneOffCosts one_off_costs(const Trace& t, const Facts& f) {
     if (excess < kFirstCallMinExcessNs || static_cast<double>(op.own_ns) < kFirstCallRatio * static_cast<double>(typical))
       continue;
     const bool new_shape = ran_before && key.second != kNoName;
+    // An op's first call in the trace is its first call in the program only near the trace's start:
+    // a trace recorded from step 1,009 of a run holds no first call after its first step.
+    if (!new_shape && !f.steps.empty() && t.start_ns[op.e] > f.steps.front().end_ns) continue;
     OneOffPart& part = new_shape ? seen : first;
     auto& per_op = (new_shape ? seen_ops : first_ops)[key.first];
     per_op.first += excess;

@@ -73,12 +73,12 @@ RecordingFacts recording(const Trace& t) {
   }
   r.from_torch = r.cpu_ops > 0 || r.python_frames > 0;
   if (is_gpu_only_backend(t.distributed.backend)) r.gpu_backend = t.distributed.backend;
-  // A sync alone is not work: torch's profiler makes one when it starts (an empty profile holds
-  // it); CPU work that synchronizes with the GPU is a GPU program's.
+  // A sync is not work: torch's profiler makes one when it starts (an empty profile holds it), and
+  // a CPU program may query the devices and synchronize once at its end with nothing launched. GPU
+  // work is what says a GPU ran the program: a launch, a copy, an op or a backend that runs only there.
   const bool cpu_work = r.cpu_ops + r.annotations + r.python_frames > 0;
   if (r.gpu_records > 0) r.what = Recorded::Gpu;
-  else if (r.gpu_work_calls > 0 ||
-           (cpu_work && (r.gpu_sync_calls > 0 || r.gpu_only_ops > 0 || !r.gpu_backend.empty())))
+  else if (r.gpu_work_calls > 0 || (cpu_work && (r.gpu_only_ops > 0 || !r.gpu_backend.empty())))
     r.what = Recorded::GpuNotRecorded;
   else if (cpu_work) r.what = Recorded::CpuOnly;
   else r.what = Recorded::Nothing;

@@ -9,7 +9,9 @@ using Layout = JsonWriter::Layout;
 void side_by_side(JsonWriter& w, const SideBySide& s) {
   w.key("a_us").microseconds(s.a_ns);
   w.key("b_us").microseconds(s.b_ns);
-  w.key("faster").string(s.faster);
+  w.key("faster");
+  if (s.faster.empty()) w.null();
+  else w.string(s.faster);
   w.key("ratio").number(s.ratio);
 }
 

@@ -1,0 +1,47 @@
+// Right on traces nobody here recorded, round 3 (issue 44): one regression test per class of error
+// an audit found, each on a trace that shows it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/facts.hpp"
+#include "explain/finding.hpp"
+#include "loader_test_util.hpp"
+#include "test_support.hpp"
+#include "trace/load_trace.hpp"
+
+namespace whyslow {
+namespace {
+
+bool has(const std::vector<Finding>& findings, std::string_view id) {
+  return std::any_of(findings.begin(), findings.end(), [&](const Finding& f) { return to_string(f.id) == id; });
+}
+
+// Class 1. A CPU program on a GPU machine: it asks for the devices and synchronizes once at its end,
+// and launches nothing. Made from the CPU training fixture (first_minutes/cpu_train, recorded with
+// ProfilerActivity.CPU on a CPU model) with three CUDA runtime calls added at its end: a device
+// count, a properties query and one cudaDeviceSynchronize. No GPU work was launched: a CPU trace,
+// with the CPU verdict, not "the GPU's records are missing".
+TEST(TruthRound3, QueriesAndOneFinalSyncAreNoGpuWork) {
+  std::string json = testing::gunzip_file(testing::fixture_in("first_minutes", "cpu_train.json.gz"));
+  const size_t at = json.find("\"traceEvents\": [");
+  ASSERT_NE(at, std::string::npos);
+  // After the last event of the recording (5,341,285,942,474 µs), on the main thread.
+  const std::string calls =
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDeviceCount", "pid": 1, "tid": 1, "ts": 5341285942480.0, "dur": 2.0, "args": {}},)"
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDeviceProperties_v2", "pid": 1, "tid": 1, "ts": 5341285942483.0, "dur": 5.0, "args": {}},)"
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": 5341285942490.0, "dur": 3.0, "args": {}},)";
+  json.insert(at + std::string("\"traceEvents\": [").size(), calls);
+  const testing::TempDir dir;
+  const Trace t = load_trace(dir.write("cpu_with_queries.json", json));
+  const Facts f = analyze(t);
+  EXPECT_EQ(f.recording.gpu_work_calls, 0u);
+  EXPECT_EQ(f.recording.gpu_sync_calls, 1u);
+  EXPECT_EQ(f.recording.what, Recorded::CpuOnly);
+  const std::vector<Finding> findings = explain(t, f);
+  EXPECT_FALSE(has(findings, "gpu_not_recorded"));
+  EXPECT_TRUE(has(findings, "cpu_bound"));  // the CPU verdict the original recording gets
+}
+
+}  // namespace
+}  // namespace whyslow
