@@ -43,5 +43,36 @@ TEST(TruthRound3, QueriesAndOneFinalSyncAreNoGpuWork) {
   EXPECT_TRUE(has(findings, "cpu_bound"));  // the CPU verdict the original recording gets
 }
 
+const Finding* find(const std::vector<Finding>& findings, std::string_view id) {
+  for (const Finding& f : findings)
+    if (to_string(f.id) == id) return &f;
+  return nullptr;
+}
+
+double evidence(const Finding& f, std::string_view key) {
+  for (const Evidence& e : f.evidence)
+    if (e.key == key) return e.value;
+  ADD_FAILURE() << "no evidence " << key;
+  return 0;
+}
+
+// Class 4. FP32 GEMMs by their kernels' own names: a training loop recorded without record_shapes
+// (inference/train_stepless: an fp32 MLP on the H200) gives the roofline no model, and fp32_matmul
+// said nothing. Python over the raw kernels: the sm80_xmma_gemm_…_ffma and cutlass_80_simt_sgemm
+// kernels (FP32 on CUDA cores) take 6,603.568 µs in 40 calls.
+TEST(TruthRound3, Fp32GemmsAreFoundByTheirKernelNames) {
+  const Trace t = load_trace(testing::fixture_in("inference", "train_stepless.json.gz"));
+  const Facts f = analyze(t);
+  const std::vector<Finding> findings = explain(t, f);
+  const Finding* x = find(findings, "fp32_matmul");
+  ASSERT_NE(x, nullptr);
+  EXPECT_NEAR(evidence(*x, "fp32_gemm_us"), 6603.568, 0.01);
+  EXPECT_EQ(evidence(*x, "calls"), 40);
+  // bf16 GEMMs (nvjet_sm90_tst_…, launched by bf16 ops) are never FP32, whatever else the trace holds.
+  const Trace b = load_trace(testing::fixture("mm_bias_4096_bf16.json.gz"));
+  const Facts fb = analyze(b);
+  EXPECT_EQ(find(explain(b, fb), "fp32_matmul"), nullptr);
+}
+
 }  // namespace
 }  // namespace whyslow

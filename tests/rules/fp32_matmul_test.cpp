@@ -27,6 +27,9 @@ struct Case {
   Bound bound;
   double tf32_flop_per_s;
   Outcome want;
+  // The kernel's name: an FP32 SIMT GEMM's unless the case is about another (the name decides the
+  // unit where it says one: analysis/core/gemm_precision.hpp).
+  const char* kernel = "ampere_sgemm_128x64_nn";
 };
 
 constexpr Outcome kInfo = fires(FindingId::fp32_matmul, Severity::Info);
@@ -46,8 +49,17 @@ const Case kCases[] = {
     // Only plain-fp32 matrix work that tensor cores would speed up.
     {"latency_bound_gemms_are_silent", 500'000, 10'000'000, M, FP32, Bound::Latency, 400e12, kSilent},
     {"unknown_bound_gemms_are_silent", 500'000, 10'000'000, M, FP32, Bound::Unknown, 400e12, kSilent},
-    {"tf32_gemms_are_silent", 500'000, 10'000'000, M, Precision::TF32, Bound::Compute, 400e12, kSilent},
-    {"vector_work_is_silent", 500'000, 10'000'000, MathUnit::Vector, FP32, Bound::Compute, 400e12, kSilent},
+    {"tf32_gemms_are_silent", 500'000, 10'000'000, M, Precision::TF32, Bound::Compute, 400e12, kSilent,
+     "cutlass_80_tensorop_s1688gemm_64x64_16x6_nt_align4"},
+    // A name that says tensor cores is never counted, whatever the model's inputs (an FP8 GEMM's
+    // fp32 scales).
+    {"tensor_core_names_are_silent", 500'000, 10'000'000, M, FP32, Bound::Compute, 400e12, kSilent,
+     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"},
+    // A name that is silent (cuBLASLt's nvjet on fp32 inputs) counts by its model.
+    {"silent_names_count_by_their_model", 500'000, 10'000'000, M, FP32, Bound::Compute, 400e12, kInfo,
+     "nvjet_sm90_sss_128x128_64x4_1x2_h_bz_coopA_NNT"},
+    {"vector_work_is_silent", 500'000, 10'000'000, MathUnit::Vector, FP32, Bound::Compute, 400e12, kSilent,
+     "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >"},
     {"no_tf32_faster_than_fp32_is_silent", 500'000, 10'000'000, M, FP32, Bound::Compute, 50e12, kSilent},
     {"tf32_just_faster_than_fp32_fires", 500'000, 10'000'000, M, FP32, Bound::Compute, 50.001e12, kInfo},
 };
@@ -67,7 +79,7 @@ TEST_P(Fp32MatmulEdges, FiresAsDocumented) {
   v.flops = 10e12 * c.gemm_ns * 1e-9;  // 10 TFLOP/s
   v.roof_precision = c.roof;
   v.bound = c.bound;
-  const RooflineGroup& g = add_kernel_group(t, f, "ampere_sgemm_128x64_nn", "aten::mm", 4, v, c.unit, 0);
+  const RooflineGroup& g = add_kernel_group(t, f, c.kernel, "aten::mm", 4, v, c.unit, 0);
   const auto x = expect_outcome(run_rule(rule_fp32_matmul, t, f), c.want, t);
   if (!x) return;
   const double speedup = c.tf32_flop_per_s / 50e12;

@@ -4,6 +4,7 @@
 // and bf16 faster still.
 #include <fmt/core.h>
 
+#include "analysis/core/gemm_precision.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -16,28 +17,77 @@ constexpr double kMinFp32ShareOfGpu = 0.10;
 // When the GEMMs take half the profiled time, they set the program's pace: a warning.
 constexpr double kWarningShareOfWindow = 0.5;
 
+// FP32 GEMM time, by kernel: the kernel's own name says FP32 on CUDA cores (sgemm, *_ffma, CUTLASS
+// simt: analysis/core/gemm_precision.hpp), or, where the name is silent, its roofline model's
+// inputs are fp32 on the matrix unit. A name that says tensor cores (TF32, bf16, FP8) is never
+// counted, whatever the op's inputs (an FP8 GEMM's scales are fp32). Matrix-vector kernels (gemv,
+// dot) read every weight once and have no tensor-core version: TF32 would not speed them up.
+// Latency-bound calls are too small for faster arithmetic to matter: the roofline's verdict where
+// it has a model, else a mean call under kShortKernelNs.
+struct Fp32Gemms {
+  int64_t ns = 0;
+  uint64_t calls = 0;
+  double flops = 0;           // of the modelled calls
+  int64_t modelled_ns = 0;    // their time
+  int device = -1;
+  EventId slowest = kNoEvent;
+};
+
+bool matrix_vector(std::string_view name) {
+  return name.find("gemv") != std::string_view::npos || name.find("dot_kernel") != std::string_view::npos;
+}
+
+Fp32Gemms fp32_gemms(const Trace& t, const Facts& f) {
+  Fp32Gemms out;
+  for (size_t i = 0; i < f.kernels.size() && i < f.roofline.kernels.size(); ++i) {
+    const KernelRow& row = f.kernels[i];
+    const KernelRoofline& kr = f.roofline.kernels[i];
+    if (row.events.empty() || matrix_vector(t.names.view(row.name))) continue;
+    const GemmUnit unit = gemm_unit(t, row.events.front());
+    bool modelled_fp32 = false;
+    for (const RooflineGroup& g : kr.groups)
+      modelled_fp32 |= g.cost.unit == MathUnit::Matrix && g.verdict.roof_precision == Precision::FP32;
+    if (unit != GemmUnit::Fp32Simt && !(unit == GemmUnit::UnknownGemm && modelled_fp32)) continue;
+    int64_t grouped_ns = 0, latency_ns = 0;
+    uint64_t grouped_calls = 0, latency_calls = 0;
+    for (const RooflineGroup& g : kr.groups) {
+      grouped_ns += g.verdict.ns;
+      grouped_calls += g.calls;
+      if (g.verdict.bound == Bound::Latency || g.verdict.bound == Bound::Unknown) {
+        latency_ns += g.verdict.ns;
+        latency_calls += g.calls;
+      } else {
+        out.flops += g.verdict.flops;
+        out.modelled_ns += g.verdict.ns;
+      }
+    }
+    // The calls without a model: latency-bound when short on average.
+    const int64_t unmodelled_ns = std::max<int64_t>(0, row.total_ns - grouped_ns);
+    const uint64_t unmodelled_calls = row.calls > grouped_calls ? row.calls - grouped_calls : 0;
+    const bool unmodelled_short =
+        unmodelled_calls > 0 && unmodelled_ns / static_cast<int64_t>(unmodelled_calls) < kShortKernelNs;
+    const int64_t ns = row.total_ns - latency_ns - (unmodelled_short ? unmodelled_ns : 0);
+    if (ns <= 0) continue;
+    out.ns += ns;
+    out.calls += row.calls - latency_calls - (unmodelled_short ? unmodelled_calls : 0);
+    if (out.device < 0) out.device = kr.device;
+    for (EventId e : row.events)
+      if (out.slowest == kNoEvent || t.dur_ns[e] > t.dur_ns[out.slowest]) out.slowest = e;
+  }
+  return out;
+}
+
 }  // namespace
 
 void rule_fp32_matmul(const Trace& t, const Facts& f, std::vector<Finding>& out) {
-  int64_t ns = 0;
-  uint64_t calls = 0;
-  double flops = 0;
-  const DeviceCeilings* dev = nullptr;
-  EventId slowest = kNoEvent;
-  for (size_t i = 0; i < f.roofline.kernels.size(); ++i) {
-    const KernelRoofline& kr = f.roofline.kernels[i];
-    for (const RooflineGroup& g : kr.groups) {
-      // Latency-bound GEMMs are too small for faster arithmetic to matter.
-      if (g.cost.unit != MathUnit::Matrix || g.verdict.roof_precision != Precision::FP32 ||
-          g.verdict.bound == Bound::Latency || g.verdict.bound == Bound::Unknown)
-        continue;
-      dev = &f.roofline.devices[kr.device];
-      ns += g.verdict.ns;
-      calls += g.calls;
-      flops += g.verdict.flops;
-      if (slowest == kNoEvent || t.dur_ns[g.example] > t.dur_ns[slowest]) slowest = g.example;
-    }
-  }
+  const Fp32Gemms g = fp32_gemms(t, f);
+  const int64_t ns = g.ns;
+  const uint64_t calls = g.calls;
+  const EventId slowest = g.slowest;
+  const DeviceCeilings* dev = g.device >= 0 && static_cast<size_t>(g.device) < f.roofline.devices.size()
+                                  ? &f.roofline.devices[g.device]
+                                  : nullptr;
+  if (dev && !dev->datasheet && !dev->measured) dev = nullptr;
   if (!dev || ns < kMinFp32ShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
   // Measured ceilings say what this machine really does; else the datasheet.
   const Ceilings& c = dev->measured && dev->measured->flops(Precision::FP32) > 0 &&
@@ -46,15 +96,17 @@ void rule_fp32_matmul(const Trace& t, const Facts& f, std::vector<Finding>& out)
                           : *dev->datasheet;
   const double fp32 = c.flops(Precision::FP32), tf32 = c.flops(Precision::TF32), bf16 = c.flops(Precision::BF16);
   if (fp32 <= 0 || tf32 <= fp32) return;  // no tensor cores that take TF32
-  const double achieved = flops / (static_cast<double>(ns) * 1e-9);
+  // The rate the modelled calls reach (the name-only ones have no FLOP count).
+  const double achieved = g.modelled_ns > 0 ? g.flops / (static_cast<double>(g.modelled_ns) * 1e-9) : 0;
   // At the same fraction of the TF32 roof as they now reach of the fp32 one.
   const double tf32_ns = static_cast<double>(ns) * fp32 / tf32;
   const bool measured = &c != dev->datasheet;
   Finding x = make_finding(FindingId::fp32_matmul);
   x.severity = ns >= kWarningShareOfWindow * static_cast<double>(f.window.duration_ns) ? Severity::Warning : Severity::Info;
-  x.title = fmt::format("Matrix products run in plain fp32 ({} in {} calls, {}): TF32 tensor cores would run them up "
+  x.title = fmt::format("Matrix products run in plain fp32 ({} in {} calls{}): TF32 tensor cores would run them up "
                         "to {} faster",
-                        human_duration(ns), calls, human_flop_rate(achieved), human_ratio(tf32 / fp32));
+                        human_duration(ns), calls, achieved > 0 ? ", " + human_flop_rate(achieved) : std::string(),
+                        human_ratio(tf32 / fp32));
   x.detail = fmt::format(
       "These GEMMs multiply fp32 matrices on the CUDA cores, whose roof on this {} is {}. Its tensor cores run the "
       "same products in TF32 (fp32's range, a 10-bit mantissa) at up to {}, and in bf16 at up to {}; PyTorch keeps "
