@@ -152,6 +152,10 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
                                    "shortens the step only where the GPU is its critical path",
                                    gpu_share * 100);
     }
+    // No fix recovers more than the time it is measured against (the steps, else the window): GPU
+    // time summed over kernels that ran side by side on several streams can exceed it.
+    const int64_t basis = x.impact_basis_ns > 0 ? x.impact_basis_ns : f.window.duration_ns;
+    if (basis > 0 && x.impact_ns > basis) x.impact_ns = basis;
     cap_by_cost(x, f);
     highlight_named_events(t, x);
     x.evidence.push_back(us("recoverable_us", x.impact_ns));

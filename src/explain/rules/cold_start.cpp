@@ -58,10 +58,14 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
         "The first time a process runs a CUDA kernel, library call or allocation it pays one-off costs: the "
         "driver loads the kernel's module, cuBLAS and friends query and set kernel attributes, the caching "
         "allocator asks the driver for memory, torch.compile compiles. Inside {} whyslow finds {} of such "
-        "work ({} of the step's extra {}):{}\nSteady-state steps do not pay these costs again; measure and "
+        "work ({} the step's extra {}):{}\nSteady-state steps do not pay these costs again; measure and "
         "optimise those.",
         s.name, human_duration(explained),
-        human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns - c.typical_step_ns)),
+        // The causes are timed whole while the extra is the step less a typical one: a cold step's
+        // steady part is shorter than a typical step, so they can sum to more than the extra.
+        explained >= c.step_ns - c.typical_step_ns
+            ? std::string("all of")
+            : human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns - c.typical_step_ns)) + " of",
         human_duration(c.step_ns - c.typical_step_ns), causes);
     x.evidence = {us("step_us", c.step_ns), us("typical_step_us", c.typical_step_ns), ratio("ratio", r),
                   us("explained_us", explained)};
