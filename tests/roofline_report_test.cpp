@@ -1,12 +1,16 @@
 // The roofline in the reports: the fields added to each `kernels` entry and the `ceilings` array
-// of the JSON schema (docs/JSON.md), the text table, and `--peaks` on the command line.
+// of the JSON schema (docs/JSON.md), the text table (one ceilings line per kind of GPU), and
+// `--peaks` on the command line.
 #include <gtest/gtest.h>
+#include <fmt/core.h>
 #include <simdjson.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
 
+#include "loader_test_util.hpp"
 #include "report/text/text_report.hpp"
 #include "report/json/json_report.hpp"
 #include "test_support.hpp"
@@ -86,6 +90,50 @@ TEST(RooflineReport, TextShowsTheRooflineLines) {
   const size_t add = text.find("aten::add ");
   ASSERT_NE(add, std::string::npos);
   EXPECT_NE(text.substr(add, text.find('\n', add) - add).find("memory"), std::string::npos);
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(RooflineReport, EachKindOfGpuGetsOneCeilingsLine) {
+  // A host with four RTX 2080 Ti and two RTX 2060 (a name the table leaves out), one kernel on GPU 0.
+  std::string devices;
+  for (int id = 0; id < 6; ++id)
+    devices += fmt::format("{}{{\"id\":{},\"name\":\"NVIDIA GeForce RTX {}\"}}", id ? "," : "", id,
+                           id < 4 ? "2080 Ti" : "2060");
+  const std::string json =
+      "{\"deviceProperties\":[" + devices +
+      "],\"traceEvents\":["
+      "{\"ph\":\"X\",\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ts\":10,\"dur\":30,\"pid\":1,\"tid\":1,"
+      "\"args\":{\"External id\":1}},"
+      "{\"ph\":\"X\",\"name\":\"cudaLaunchKernel\",\"cat\":\"cuda_runtime\",\"ts\":12,\"dur\":5,\"pid\":1,"
+      "\"tid\":1,\"args\":{\"correlation\":1,\"External id\":1}},"
+      "{\"ph\":\"X\",\"name\":\"volta_sgemm_128x64_nn\",\"cat\":\"kernel\",\"ts\":100,\"dur\":100,\"pid\":0,"
+      "\"tid\":7,\"args\":{\"correlation\":1,\"External id\":1,\"device\":0,\"stream\":7}}]}";
+  testing::TempDir dir;
+  const auto e = testing::explain_file(dir.write("six_gpus.json", json));
+  ASSERT_EQ(e.facts.roofline.devices.size(), 6u);
+  const std::string text = render_explain_text(e.trace, e.facts, e.findings, {});
+  EXPECT_EQ(occurrences(text, "datasheet: "), 1u) << text;
+  EXPECT_EQ(occurrences(text, "not in whyslow's datasheet table"), 1u) << text;
+  EXPECT_NE(text.find("  4 × NVIDIA GeForce RTX 2080 Ti datasheet: fp32 14.2 · fp16 56.9 · int8 228 TFLOP/s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  2 × NVIDIA GeForce RTX 2060: not in whyslow's datasheet table"), std::string::npos) << text;
+}
+
+TEST(RooflineReport, AnEightGpuTraceSaysItsDatasheetOnce) {
+  // param's ResNet training trace describes the eight RTX 2080 Ti of its node: one line, not eight.
+  WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
+  ASSERT_EQ(e.facts.roofline.devices.size(), 8u);
+  const std::string text = render_explain_text(e.trace, e.facts, e.findings, {});
+  EXPECT_EQ(occurrences(text, "datasheet: "), 1u);
+  EXPECT_NE(text.find("  8 × NVIDIA GeForce RTX 2080 Ti datasheet: fp32 14.2 · fp16 56.9 · int8 228 TFLOP/s · "
+                      "memory 616 GB/s · L2 5.50 MiB\n    source: NVIDIA Turing GPU Architecture whitepaper"),
+            std::string::npos);
 }
 
 int run(const std::string& args, std::string* out = nullptr) {

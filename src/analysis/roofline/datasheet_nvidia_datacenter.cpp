@@ -3,16 +3,6 @@
 #include "analysis/roofline/datasheet_rows.hpp"
 
 namespace whyslow::datasheet {
-namespace {
-
-// Volta's and Turing's tensor cores multiply fp16 only: the row's half rate is fp16's, and bf16
-// (emulated by frameworks on these parts, if at all) gets no roof.
-Ceilings without_bf16(Ceilings c) {
-  c.flop_per_s[static_cast<size_t>(Precision::BF16)] = 0;
-  return c;
-}
-
-}  // namespace
 
 std::vector<DatasheetRow> nvidia_datacenter_rows() {
   // NVIDIA Tesla V100 datasheet (https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf):
@@ -48,7 +38,9 @@ std::vector<DatasheetRow> nvidia_datacenter_rows() {
   // BF16/FP16 1,979*, FP8/INT8 3,958*, 3.35 TB/s; PCIe: FP32 51, TF32 756*, BF16/FP16 1,513*,
   // FP8/INT8 3,026*, 2 TB/s: the H100's compute, with FP64 and NVLink cut. SMs and L2 as the
   // H100 SXM and PCIe (132 and 114 SMs, 50 MB); a public log of an "NVIDIA H800 PCIe" reads
-  // 114 SMs and 50 MiB of L2. The SXM part reports itself as plain "NVIDIA H800".
+  // 114 SMs and 50 MiB of L2. The SXM part reports itself as plain "NVIDIA H800"
+  // (NVIDIA/open-gpu-kernel-modules README, compatible GPUs: device 2324 "NVIDIA H800", 2322
+  // "NVIDIA H800 PCIe").
   static const char* h800 = "NVIDIA H800 datasheet (nvidia.cn/data-center/h800) and H100 architecture whitepaper";
   // NVIDIA GH200 Grace Hopper Superchip datasheet (https://resources.nvidia.com/en-us-grace-cpu/grace-hopper-superchip),
   // the Hopper GPU: FP32 67, TF32 494 | 989*, BF16/FP16 990 | 1,979*, FP8/INT8 1,979 | 3,958*;

@@ -6,6 +6,15 @@
 namespace whyslow::datasheet {
 
 std::vector<DatasheetRow> nvidia_rtx_rows() {
+  // "NVIDIA Turing GPU Architecture" whitepaper
+  // (https://images.nvidia.com/aem-dam/en-zz/Solutions/design-visualization/technologies/turing-architecture/NVIDIA-Turing-Architecture-Whitepaper.pdf),
+  // GeForce RTX 2080 Ti Founders Edition (the reference board, 1,545 against 1,635 MHz boost, in
+  // brackets): 68 SMs, FP32 14.2 [13.4], FP16 tensor with FP32 accumulate 56.9 [53.8], INT8
+  // tensor 227.7 [215.2] TOPS, 616 GB/s, 5,632 KB L2. The Founders Edition's figures, since boards
+  // boost past their rated clock: cuBLAS fp16 GEMMs with fp32 accumulate measure 55.7 TFLOPS on a
+  // 2080 Ti (github.com/nlzy/turing-unlock), above the reference 53.8. Turing has no tf32, bf16,
+  // fp8 or sparsity: 0.
+  static const char* rtx2080ti = "NVIDIA Turing GPU Architecture whitepaper (GeForce RTX 2080 Ti Founders Edition)";
   // "NVIDIA Ampere GA102 GPU Architecture" whitepaper, Appendix A (GeForce RTX 3090, 3080, 3070
   // columns): RTX 3090: 82 SMs, FP32 35.6, TF32 35.6 | 71*, FP16 with FP32 accumulate 71 | 142*,
   // INT8 284 | 568*, 936 GB/s, 6,144 KB L2; RTX 3070 (GA104): 46 SMs, FP32 20.3, TF32 20.3 | 40.6*,
@@ -57,7 +66,31 @@ std::vector<DatasheetRow> nvidia_rtx_rows() {
   // (its 165.2 TFLOPS over 128 SMs × 2.52 GHz = 512 FP16 FLOPs per SM per clock) scaled to 46 SMs
   // at 2.475 GHz: FP32 29.1, TF32 29.1, FP16/BF16 58.3, FP8 116.6, INT8 233.2.
   static const char* rtx4070 = "NVIDIA RTX 4070 specifications and Ada whitepaper per-SM rates (derived, see datasheet_nvidia_rtx.cpp)";
+  // GeForce RTX 4090 D (https://www.nvidia.cn/geforce/graphics-cards/40-series/rtx-4090-d/, sold
+  // in China from December 2023): 14,592 CUDA cores (114 SMs) at 2.52 GHz boost, 24 GB GDDR6X on
+  // 384 bits; at 21 Gbps, the RTX 4090's memory, as launch coverage reports it (pcmasters.de,
+  // "GeForce RTX 4090D ist offiziell verfügbar"): 1,008 GB/s. No tensor rates are published: the
+  // RTX 4090's per-SM-per-clock rates (256 FP32 and TF32, 512 FP16/BF16, 1,024 FP8, 2,048 INT8
+  // FLOPs) at 114 SMs × 2.52 GHz: FP32 73.5, TF32 73.5, FP16/BF16 147.1, FP8 294.2, INT8 588.3.
+  // NVIDIA gives no L2 size for it (the 4090's 72 MB is a cut of AD102's 96 MB, so the D's need
+  // not match): 0.
+  static const char* rtx4090d = "NVIDIA RTX 4090 D specifications and RTX 4090 per-SM rates (derived, see datasheet_nvidia_rtx.cpp)";
+  // Left out, each a name that covers parts no one row fits (as the RTX 3080 above):
+  // - "NVIDIA GeForce RTX 2060": the 6 GB card (1,920 CUDA cores, 30 SMs), the 12 GB card of
+  //   December 2021 (2,176 cores, 34 SMs, as its launch coverage reports) and the laptop RTX 2060
+  //   (30 SMs at the laptop's clocks) all report it (NVIDIA/open-gpu-kernel-modules README,
+  //   compatible GPUs: devices 1F08, 1F03 and 1F11/1F15, which pci.ids names "RTX 2060 Rev. A",
+  //   "RTX 2060 12GB" and "RTX 2060 Mobile").
+  // - "NVIDIA GeForce RTX 4080 Laptop GPU": 7,424 CUDA cores (58 SMs) boosting from 1,350 to
+  //   2,280 MHz as the laptop's maker sets its power (60 to 150 W), 12 GB GDDR6 on 192 bits
+  //   (nvidia.com/geforce/gaming-laptops/compare). The lowest boost clock would be a roof every
+  //   such laptop reaches, but NVIDIA gives no memory data rate (third parties say 16, 18 or
+  //   20 Gbps), so there is no sourced memory roof and no ridge point.
+  // - "NVIDIA RTX 500 Ada Generation Laptop GPU": no NVIDIA figure for its clocks or memory rate
+  //   could be found, and its clocks too vary with the laptop's power limit.
   return {
+      {{"NVIDIA GeForce RTX 2080 Ti"},
+       without_bf16(make("NVIDIA GeForce RTX 2080 Ti", 14.2, 0, 56.9, 0, 227.7, 0.616, 5632 * 1024, 68, rtx2080ti))},
       {{"NVIDIA GeForce RTX 3090"}, make("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71, 0, 284, 0.936, 6 * MiB, 82, ga102)},
       {{"NVIDIA GeForce RTX 3090 Ti"},
        make("NVIDIA GeForce RTX 3090 Ti", 40.0, 40.0, 80.0, 0, 320.0, 1.008, 6 * MiB, 84, rtx3090ti)},
@@ -76,6 +109,8 @@ std::vector<DatasheetRow> nvidia_rtx_rows() {
        make("NVIDIA RTX 6000 Ada Generation", 91.1, 182.1, 364.25, 728.5, 728.5, 0.96, 96 * MB, 142, rtx6000ada)},
       {{"NVIDIA GeForce RTX 4090"},
        make("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 330.3, 660.6, 1.008, 72 * MB, 128, rtx4090)},
+      {{"NVIDIA GeForce RTX 4090 D"},
+       make("NVIDIA GeForce RTX 4090 D", 73.5, 73.5, 147.1, 294.2, 588.3, 1.008, 0, 114, rtx4090d)},
       {{"NVIDIA GeForce RTX 4070"},
        make("NVIDIA GeForce RTX 4070", 29.1, 29.1, 58.3, 116.6, 233.2, 0.504, 36 * MB, 46, rtx4070)},
   };

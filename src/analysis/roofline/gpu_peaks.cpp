@@ -1,8 +1,9 @@
 // The datasheet table: dense peak rates (no 2:4 sparsity: datasheets print the sparse figure
 // with an asterisk, twice the dense one), memory bandwidth, L2 size and SM count per GPU, each
 // entry with its source. The rows are in datasheet_nvidia_datacenter.cpp, datasheet_nvidia_rtx.cpp
-// and datasheet_amd.cpp. GPUs are matched by the exact name their driver reports; a name not
-// here gets no roofline rather than a neighbour's numbers.
+// and datasheet_amd.cpp. GPUs are matched by the exact name their driver reports (case, spaces
+// around it and the "NVIDIA " older drivers left off aside); a name not here gets no roofline
+// rather than a neighbour's numbers.
 #include <algorithm>
 #include <cctype>
 
@@ -43,17 +44,29 @@ const std::vector<DatasheetRow>& datasheet_table() {
   return rows;
 }
 
-bool same_gpu_name(std::string_view a, std::string_view b) {
-  const auto trim = [](std::string_view s) {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    return s;
-  };
-  a = trim(a);
-  b = trim(b);
+namespace {
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
+}
+
+}  // namespace
+
+bool same_gpu_name(std::string_view a, std::string_view b) {
+  // Older drivers named GeForce cards without the vendor: "GeForce RTX 3090" in PyTorch's
+  // collect_env reports with drivers 455.23.05 and 457.85, "NVIDIA GeForce RTX 3090" with 510.47.03
+  // (pytorch/pytorch#75198). The same card either way, so the prefix is dropped before comparing.
+  const auto canonical = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    constexpr std::string_view vendor = "NVIDIA ";
+    if (s.size() > vendor.size() && equal_ignoring_case(s.substr(0, vendor.size()), vendor))
+      s.remove_prefix(vendor.size());
+    return s;
+  };
+  return equal_ignoring_case(canonical(a), canonical(b));
 }
 
 const Ceilings* datasheet_ceilings(std::string_view device_name) {

@@ -37,11 +37,12 @@ struct DatasheetRow {
 const std::vector<DatasheetRow>& datasheet_table();
 
 // The datasheet entry for a GPU, matched by its exact name as the driver reports it
-// (deviceProperties.name, case-insensitive); nullptr for GPUs not in the table, whose roofline
-// whyslow does not guess.
+// (deviceProperties.name, as same_gpu_name compares names); nullptr for GPUs not in the table,
+// whose roofline whyslow does not guess.
 const Ceilings* datasheet_ceilings(std::string_view device_name);
 
-// Whether two GPU names are the same (case and surrounding spaces aside).
+// Whether two GPU names are the same: case, surrounding spaces and a leading "NVIDIA " aside
+// (older drivers, 455 and 457 among them, left it off GeForce names: "GeForce RTX 3090").
 bool same_gpu_name(std::string_view a, std::string_view b);
 
 // Reads a peaks file (what tools/measure_ceilings.py writes). Throws std::runtime_error with a

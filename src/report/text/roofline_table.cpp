@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/units.hpp"
 #include "report/format.hpp"
@@ -45,18 +47,27 @@ std::string rates_line(const Ceilings& c) {
   return out;
 }
 
+// One entry per GPU name, "8 × NVIDIA H200" as the summary line counts them: datasheet and
+// --peaks are looked up by name, so a node's GPUs of one kind share their roofs and their lines.
 std::string ceilings_lines(const RooflineFacts& r) {
-  std::string out;
+  std::vector<std::pair<const DeviceCeilings*, int>> kinds;  // the first device of each name, how many
   for (const DeviceCeilings& d : r.devices) {
-    if (!d.datasheet) {
-      out += fmt::format("  {}: not in whyslow's datasheet table, so no roofs{}\n", d.name,
-                         d.measured ? " (measured ceilings alone are not enough: the table gives the L2 size and SMs)"
-                                    : "; pass --peaks FILE with measured ceilings");
+    auto same = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first->name == d.name; });
+    if (same == kinds.end()) kinds.emplace_back(&d, 1);
+    else ++same->second;
+  }
+  std::string out;
+  for (const auto& [d, count] : kinds) {
+    const std::string gpu = count > 1 ? fmt::format("{} × {}", count, d->name) : d->name;
+    if (!d->datasheet) {
+      out += fmt::format("  {}: not in whyslow's datasheet table, so no roofs{}\n", gpu,
+                         d->measured ? " (measured ceilings alone are not enough: the table gives the L2 size and SMs)"
+                                     : "; pass --peaks FILE with measured ceilings");
       continue;
     }
-    out += fmt::format("  {} datasheet: {}\n    source: {}\n", d.name, rates_line(*d.datasheet), d.datasheet->source);
-    if (d.measured) out += fmt::format("  measured: {}\n    source: {}\n", rates_line(*d.measured), d.measured->source);
-    if (const std::string unused = describe_unused_peaks(d); !unused.empty()) out += fmt::format("  {}\n", unused);
+    out += fmt::format("  {} datasheet: {}\n    source: {}\n", gpu, rates_line(*d->datasheet), d->datasheet->source);
+    if (d->measured) out += fmt::format("  measured: {}\n    source: {}\n", rates_line(*d->measured), d->measured->source);
+    if (const std::string unused = describe_unused_peaks(*d); !unused.empty()) out += fmt::format("  {}\n", unused);
   }
   return out;
 }
