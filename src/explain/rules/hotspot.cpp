@@ -155,17 +155,52 @@ uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
   }
 }
 
-// What to do with a block's own CPU work: the fix that fits where it runs. A CPU program gets no
-// CUDA graphs; a native program (the whyslow profiler's scopes, no torch ops) no torch.compile.
-std::string cpu_work_advice(const Facts& f) {
+// The trace's own replay with each step's launches captured in a CUDA graph (the what-if of
+// analysis/graph/edits/cuda_graphs.cpp), when it shortens the steady step by at least 1 % (what
+// costs less is never worth a warning, nor advice): graph capture is advised only then. Not where the
+// step waits for data, runs CPU collectives, is already replayed from a graph or is a cold start:
+// the replay of those gains nothing.
+constexpr double kMinAdvisedGainShare = 0.01;
+
+const WhatIf* graph_capture_gain(const Facts& f) {
+  const WhatIf* best = nullptr;
+  for (const WhatIf& w : f.graph.what_if)
+    if (w.edit == "cuda-graphs" && w.per_step && w.step_ns > 0 &&
+        static_cast<double>(w.step_ns - w.predicted_step_ns) >= kMinAdvisedGainShare * static_cast<double>(w.step_ns) &&
+        (!best || w.predicted_step_ns < best->predicted_step_ns))
+      best = &w;
+  return best;
+}
+
+// "the replay of the steps with their launches in one CUDA graph saves 128 µs a step (`whyslow what-if
+// TRACE --edit cuda-graphs`)". TRACE, not the path: a finding's words do not depend on where the file is.
+std::string replay_words(const WhatIf& w) {
+  return fmt::format("the replay of the steps with their launches in one CUDA graph saves {} a step (`whyslow what-if "
+                     "{} --edit {}{}`)",
+                     human_duration(w.step_ns - w.predicted_step_ns), "TRACE", w.edit, w.param.empty() ? "" : "=" + w.param);
+}
+
+// What to do with a block's own CPU work: the fix that fits where it runs and that the trace's
+// replay says would pay. A CPU program gets no CUDA graphs; a native program (the whyslow
+// profiler's scopes, no torch ops) no torch.compile; a block that launches no GPU work, or a trace
+// whose replay gains nothing from graphs, none either.
+std::string cpu_work_advice(const Facts& f, const BlockRow& r) {
   if (f.recording.what == Recorded::CpuOnly)
     return "torch.compile it (Inductor's CPU backend fuses its ops into generated C++ loops and drops the Python "
            "between them), or move its work to a GPU.";
+  const WhatIf* graphs = r.launches > 0 ? graph_capture_gain(f) : nullptr;
+  if (!graphs)
+    return r.launches > 0 ? "Make its CPU work cheaper or move it off the step (a background thread, DataLoader "
+                            "workers for input preparation, once before the loop): the trace's replay gains nothing "
+                            "from capturing its launches in CUDA graphs."
+                          : "Make its CPU work cheaper or move it off the step (a background thread, DataLoader workers "
+                            "for input preparation, once before the loop): it launches no GPU work, so CUDA graphs "
+                            "would not shorten it.";
   if (!f.recording.from_torch)
-    return "Capture its launches in a CUDA graph (cudaStreamBeginCapture … cudaGraphLaunch: one launch replays them), "
-           "or move its CPU work off the step.";
-  return "Capture the block in CUDA graphs or torch.compile it (Python and dispatch overhead go away), or move its CPU "
-         "work off the step.";
+    return "Capture its launches in a CUDA graph (cudaStreamBeginCapture … cudaGraphLaunch: one launch replays them): " +
+           replay_words(*graphs) + ". Or move its CPU work off the step.";
+  return "Capture the block in CUDA graphs or torch.compile it, so Python and dispatch overhead go away: " +
+         replay_words(*graphs) + ". Or move its CPU work off the step.";
 }
 
 Cost cost_of(const Trace& t, const BlockRow& r) {
@@ -369,9 +404,10 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                                        where, launches_per_call)
                          : fmt::format("Find what issues {:.0f} launches a call beneath {} and batch it, or fuse it with "
                                        "torch.compile.",
-                                       launches_per_call, title),
-                    "Or capture the block in a CUDA graph: torch.compile(mode=\"reduce-overhead\") on the module, or "
-                    "torch.cuda.graphs; the launches then cost one replay."};
+                                       launches_per_call, title)};
+      if (const WhatIf* graphs = graph_capture_gain(f))
+        x.try_next.push_back("Or capture the block in a CUDA graph: torch.compile(mode=\"reduce-overhead\") on the "
+                             "module, or torch.cuda.graphs; the launches then cost one replay: " + replay_words(*graphs) + ".");
       break;
     case Cost::Sync:
       kind = fmt::format("waiting: {} of its CPU time is blocked in synchronizing calls", human_duration(sync_ns));
@@ -396,8 +432,10 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       x.try_next = {lib != UINT32_MAX ? fmt::format("Most of it is {}: if that is input preparation, move it off the step "
                                                     "(DataLoader workers, or on the GPU){}.",
                                                     t.names.view(b.library_frames[lib].name),
-                                                    on_cpu ? "" : "; if it issues GPU work, capture it in CUDA graphs")
-                                      : cpu_work_advice(f)};
+                                                    on_cpu || !graph_capture_gain(f) || r.launches == 0
+                                                        ? ""
+                                                        : "; if it issues GPU work, capture it in CUDA graphs")
+                                      : cpu_work_advice(f, r)};
       break;
   }
   if (wrapper && !bw_loop)

@@ -1,0 +1,58 @@
+// Advice that never contradicts the trace's own replay (issue 46, item 1): the hotspot advises
+// capturing a block's launches in CUDA graphs only where the replay of the trace's steps with its
+// launches captured (whyslow what-if --edit cuda-graphs) shortens the steady step by 1 % or more.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/facts.hpp"
+#include "explain/finding.hpp"
+#include "test_support.hpp"
+#include "trace/load_trace.hpp"
+
+namespace whyslow {
+namespace {
+
+// The hotspot's advice on a fixture, joined.
+std::string hotspot_advice(const std::string& path) {
+  const Trace t = load_trace(path);
+  const Facts f = analyze(t);
+  for (const Finding& x : explain(t, f))
+    if (x.id == FindingId::hotspot) {
+      std::string out;
+      for (const std::string& s : x.try_next) out += s + "\n";
+      return out;
+    }
+  ADD_FAILURE() << "no hotspot on " << path;
+  return "";
+}
+
+bool advises_graph_capture(const std::string& advice) {
+  return advice.find("Capture the block in CUDA graphs") != std::string::npos ||
+         advice.find("capture the block in a CUDA graph") != std::string::npos;
+}
+
+// Where graph capture would give nothing: a step that waits for its DataLoader (data_loading says
+// CUDA graphs will not help), and a step that already replays a CUDA graph (reduce-overhead).
+TEST(AdviceAgreement, NoGraphCaptureWhereTheReplayGainsNothing) {
+  for (const std::string& path : {testing::fixture_in("cpu", "dataloader_workers0.json.gz"),
+                                  testing::fixture("mlp_bf16_reduce_overhead.json.gz"),
+                                  testing::fixture_in("compile", "ro_fixed.json.gz")}) {
+    SCOPED_TRACE(path);
+    const std::string advice = hotspot_advice(path);
+    EXPECT_FALSE(advises_graph_capture(advice)) << advice;
+  }
+}
+
+// Where it gives something (an eager 64×64 matmul, overhead-bound), the advice says how much, from
+// the replay.
+TEST(AdviceAgreement, GraphCaptureAdvisedWithTheReplaysSaving) {
+  const std::string advice = hotspot_advice(testing::fixture_in("compile", "mm64_eager.json.gz"));
+  EXPECT_TRUE(advises_graph_capture(advice)) << advice;
+  EXPECT_NE(advice.find("the replay of the steps with their launches in one CUDA graph saves"), std::string::npos)
+      << advice;
+  EXPECT_NE(advice.find("--edit cuda-graphs"), std::string::npos) << advice;
+}
+
+}  // namespace
+}  // namespace whyslow
