@@ -12,6 +12,7 @@
 
 #include "analysis/facts.hpp"
 #include "diff/diff.hpp"
+#include "diff_pair.hpp"
 #include "test_support.hpp"
 #include "trace/load_trace.hpp"
 
@@ -34,19 +35,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-struct Pair {
-  Trace ta, tb;
-  Facts fa, fb;
-  Diff d;
-};
-
-Pair diff_pair(const std::string& a, const std::string& b) {
-  Pair p{load_trace(fixture(a)), load_trace(fixture(b)), {}, {}, {}};
-  p.fa = analyze(p.ta);
-  p.fb = analyze(p.tb);
-  p.d = diff_traces(p.ta, p.fa, p.tb, p.fb);
-  return p;
-}
+using Pair = testing::DiffPair;
+Pair diff_pair(const std::string& a, const std::string& b) { return testing::diff_pair(fixture(a), fixture(b)); }
 
 bool says(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "diff/diff.hpp"
+#include "diff_pair.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
@@ -17,19 +18,8 @@ namespace {
 
 std::string diff_fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/diff/" + name + ".json.gz"; }
 
-struct Pair {
-  Trace ta, tb;
-  Facts fa, fb;
-  Diff d;
-};
-
-Pair diff_pair(const std::string& a, const std::string& b) {
-  Pair p{load_trace(a), load_trace(b), {}, {}, {}};
-  p.fa = analyze(p.ta);
-  p.fb = analyze(p.tb);
-  p.d = diff_traces(p.ta, p.fa, p.tb, p.fb);
-  return p;
-}
+using Pair = testing::DiffPair;
+using testing::diff_pair;
 
 std::string public_trace(const std::string& name) { return std::string(WHYSLOW_PUBLIC_TRACES) + "/" + name; }
 

@@ -11,25 +11,15 @@
 #include "analysis/facts.hpp"
 #include "loader_test_util.hpp"
 #include "diff/diff.hpp"
+#include "diff_pair.hpp"
 #include "test_support.hpp"
 #include "trace/load_trace.hpp"
 
 namespace whyslow {
 namespace {
 
-struct Pair {
-  Trace ta, tb;
-  Facts fa, fb;
-  Diff d;
-};
-
-Pair diff_pair(const std::string& a, const std::string& b) {
-  Pair p{load_trace(a), load_trace(b), {}, {}, {}};
-  p.fa = analyze(p.ta);
-  p.fb = analyze(p.tb);
-  p.d = diff_traces(p.ta, p.fa, p.tb, p.fb);
-  return p;
-}
+using Pair = testing::DiffPair;
+using testing::diff_pair;
 
 std::string torch_fixture(const std::string& name) { return testing::fixture(name + ".json.gz"); }
 std::string compile_fixture(const std::string& name) { return testing::fixture_in("compile", name + ".json.gz"); }
