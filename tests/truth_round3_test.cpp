@@ -76,6 +76,28 @@ TEST(TruthRound3, Fp32GemmsAreFoundByTheirKernelNames) {
   EXPECT_EQ(find(explain(b, fb), "fp32_matmul"), nullptr);
 }
 
+// Class 2. A dependency only with evidence of one. HTA's event-sampled trace (trace_filter, rank 0)
+// keeps its launches, copies and memsets (1,204 runtime calls, every one of them a launch) on five
+// streams and no stream wait, event record or host function: its queued waits are not shown to be
+// a dependency, and dependency_wait (33 % of each step before) does not fire. The recordings that
+// do wait on events (inference/stream_wait: 3 cudaStreamWaitEvent a step; with the GPU's sync
+// records too) keep it.
+TEST(TruthRound3, NoDependencyWithoutEvidenceOfOne) {
+  const std::string sampled = std::string(WHYSLOW_PUBLIC_TRACES) +
+                              "/facebookresearch__HolisticTraceAnalysis/tests__data__trace_filter__sampled_rank-0.json.gz";
+  if (std::filesystem::exists(sampled)) {
+    const Trace t = load_trace(sampled);
+    const Facts f = analyze(t);
+    EXPECT_FALSE(has(explain(t, f), "dependency_wait"));
+  }
+  for (const char* name : {"stream_wait.json.gz", "stream_wait_sync_events.json.gz"}) {
+    SCOPED_TRACE(name);
+    const Trace t = load_trace(testing::fixture_in("inference", name));
+    const Facts f = analyze(t);
+    EXPECT_TRUE(has(explain(t, f), "dependency_wait"));
+  }
+}
+
 // Class 3, in part: a share is never above 100 % (a DeepEP trace whose kernels were counted as
 // compute gave a GPU-busy share and a recoverable share over 100 %). Held on every trace there is:
 // the fixtures always, the public corpus and the two-GPU recordings where ../shared has them.

@@ -54,6 +54,10 @@ struct GpuIdle {
   std::array<int64_t, kIdleCauses> ns{};  // busy_ns + their sum = the window's duration
   uint32_t gaps = 0;
   uint32_t stream_waits = 0;  // cudaStreamWaitEvent/hipStreamWaitEvent calls started in the window
+  // The trace holds evidence that a stream can wait on something outside its own queue: a stream
+  // wait, an event record or a host function call, or the GPU's own sync records. Without it a
+  // queued wait is not shown to be a dependency.
+  bool dependency_evidence = false;
   // The longest gap: where it starts, how long, its largest cause, the GPU work that ended it.
   int64_t longest_at_ns = 0, longest_ns = 0;
   IdleCause longest_cause = IdleCause::Tail;

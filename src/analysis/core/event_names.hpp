@@ -24,6 +24,9 @@ bool is_capture_begin(std::string_view name);
 bool is_capture_end(std::string_view name);
 // cudaStreamWaitEvent / hipStreamWaitEvent / cuStreamWaitEvent: a stream waits for an event's record.
 bool is_stream_wait(std::string_view name);
+// A call that can make a stream wait on something outside its own queue: a stream wait, an event
+// record (what another stream's wait waits for), a host function on the stream.
+bool is_cross_stream_call(std::string_view name);
 
 // 2021 traces file record_function blocks under the ops' category ("Operator"): their names give
 // them away — "ProfilerStep#5", "enumerate(DataLoader)#…", "Optimizer.step#SGD.step", "## forward ##".

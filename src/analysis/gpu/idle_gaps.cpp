@@ -54,6 +54,7 @@ struct IdleIndex {
   std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
   std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
   int64_t first_gpu_ns = INT64_MAX;
+  bool dependency_evidence = false;  // GpuIdle::dependency_evidence
 };
 
 IdleIndex index_of(const Trace& t) {
@@ -63,6 +64,7 @@ IdleIndex index_of(const Trace& t) {
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
+    if (k == EventKind::Sync) x.dependency_evidence = true;  // the GPU's own wait records
     if (is_gpu_activity(k)) {
       work.emplace_back(t.start_ns[e], e);
     } else if (is_host_api(k)) {
@@ -70,6 +72,7 @@ IdleIndex index_of(const Trace& t) {
       if (blocks) x.wait_ends[t.track[e]].push_back(t.end_ns(e));
       const std::string_view n = t.name_of(e);
       if (is_stream_wait(n)) x.stream_waits.push_back(t.start_ns[e]);
+      if (is_cross_stream_call(n)) x.dependency_evidence = true;
       if (t.is_launch(e) && ((blocks && !is_upload(t.name_of(t.launch_link[e]))) || is_graph_launch(n))) {
         if (x.queued_at_start.empty()) x.queued_at_start.resize(t.size(), 0);
         x.queued_at_start[e] = 1;
@@ -128,6 +131,7 @@ void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {
   const auto sw0 = std::lower_bound(x.stream_waits.begin(), x.stream_waits.end(), s);
   const auto sw1 = std::lower_bound(x.stream_waits.begin(), x.stream_waits.end(), e);
   idle.stream_waits = static_cast<uint32_t>(sw1 - sw0);
+  idle.dependency_evidence = x.dependency_evidence;
   // The first run that ends after the window starts (runs are disjoint and sorted: ends are too).
   auto run = std::upper_bound(x.runs.begin(), x.runs.end(), s, [](int64_t v, const Run& r) { return v < r.end; });
   int64_t cursor = s;

@@ -56,6 +56,7 @@ void add(GpuIdle& sum, const GpuIdle& w) {
   for (size_t c = 0; c < kIdleCauses; ++c) sum.ns[c] += w.ns[c];
   sum.gaps += w.gaps;
   sum.stream_waits += w.stream_waits;
+  sum.dependency_evidence |= w.dependency_evidence;
   if (w.longest_ns > sum.longest_ns) {
     sum.longest_ns = w.longest_ns;
     sum.longest_at_ns = w.longest_at_ns;
@@ -150,8 +151,13 @@ BoundScope bound_scope(const Facts& f) {
     b.verdict = BoundVerdict::Comm;
     return b;
   }
+  // A dependency is a verdict only with evidence of one in the trace (a stream wait, an event record,
+  // a host function, the GPU's sync records): a queued wait on a trace without any (one stream and
+  // lazy submission, or an event-sampled trace that dropped them) is not shown to be one.
   const std::pair<double, BoundVerdict> idle_causes[] = {
-      {b.launch, BoundVerdict::Launch}, {b.cpu_block, BoundVerdict::CpuBlock}, {b.dependency, BoundVerdict::Dependency}};
+      {b.launch, BoundVerdict::Launch},
+      {b.cpu_block, BoundVerdict::CpuBlock},
+      {b.idle.dependency_evidence ? b.dependency : 0.0, BoundVerdict::Dependency}};
   const auto& [top, verdict] = *std::max_element(std::begin(idle_causes), std::end(idle_causes),
                                                  [](const auto& x, const auto& y) { return x.first < y.first; });
   if (top < kMinVerdictShare) return b;
