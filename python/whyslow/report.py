@@ -179,6 +179,13 @@ class Report(_Document):
 class Diff(_Document):
     """Two traces compared (`whyslow diff A B`): did the change pay?"""
 
+    @property
+    def verdict(self):
+        """The verdict as in the JSON (docs/JSON.md): `faster`, `basis`, `cause`, and the two answers —
+        `window` (over what was profiled), `one_off` (each side's one-off costs by kind), `steady`
+        (once warm), `break_even` — with `per_unit`, `mechanism` and `caveats`."""
+        return self._document()["verdict"]
+
     def text(self, rows=DEFAULT_TEXT_ROWS):
         """What `whyslow diff` prints; rows per kernel table (0: all)."""
         return self._analysis.text(rows)

@@ -225,6 +225,9 @@ def check_legacy_fixture():
     d = whyslow.diff(LEGACY, LEGACY)
     check(d.text() == cli("diff", LEGACY, LEGACY), "diff text is `whyslow diff`'s")
     check(d.json() == json.loads(cli("diff", "--json", LEGACY, LEGACY)), "diff JSON is `whyslow diff --json`'s")
+    check(d.verdict == d.json()["verdict"], "Diff.verdict is the JSON's verdict")
+    check(d.verdict["window"]["faster"] == "same" and d.verdict["steady"]["faster"] == "same",
+          f"a trace against itself: the same over the window and once warm: {d.verdict['window']}, {d.verdict['steady']}")
 
 
 def check_memory_fixture():
