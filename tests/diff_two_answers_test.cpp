@@ -12,6 +12,8 @@
 #include "loader_test_util.hpp"
 #include "diff/diff.hpp"
 #include "diff_pair.hpp"
+#include "report/markdown/diff_markdown.hpp"
+#include "report/text/text_report.hpp"
 #include "test_support.hpp"
 #include "trace/load_trace.hpp"
 
@@ -95,6 +97,13 @@ TEST(DiffTwoAnswers, ACold1stCallIsOneOffAndTheWarmStepsAreTheSame) {
   EXPECT_EQ(v.steady.faster, "same");
   EXPECT_EQ(v.break_even.status, "never");
   EXPECT_TRUE(says(v.summary, "Once warm, though, they take the same time")) << v.summary;
+  // Both outputs show the two answers side by side.
+  const std::string md = render_diff_markdown(p.d, nullptr);
+  EXPECT_TRUE(says(md, "| over what was profiled | 146 ms (4 steps) | 512 µs (3 steps) |")) << md;
+  EXPECT_TRUE(says(md, "| once warm, per step | 109 µs | 113 µs |")) << md;
+  EXPECT_TRUE(says(md, "break-even never")) << md;
+  const std::string text = render_diff_text(p.d, TextOptions{});
+  EXPECT_TRUE(says(text, "Over what was profiled, and once warm")) << text;
 }
 
 // Recompiling every step (dynamic=False, a new batch each call): torch's compilation_metrics list

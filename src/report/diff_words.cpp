@@ -23,6 +23,33 @@ std::string verdict_headline(const Verdict& v) {
   return "none (the traces are not comparable)";
 }
 
+std::vector<TwoAnswersRow> two_answers_rows(const Diff& d) {
+  const Verdict& v = d.verdict;
+  if (!v.comparable || v.window.faster.empty()) return {};
+  auto window = [](const StepProfile& p) {
+    return p.one_off.window_steps == 0 ? human_duration(p.one_off.window_ns)
+                                       : fmt::format("{} ({} step{})", human_duration(p.one_off.window_ns), p.one_off.window_steps,
+                                                     p.one_off.window_steps == 1 ? "" : "s");
+  };
+  auto steady = [](const StepProfile& p) {
+    return p.steady_basis == "never_warm" ? std::string("never warm") : human_duration(p.steady_ns);
+  };
+  std::vector<TwoAnswersRow> out = {{"over what was profiled", window(d.a), window(d.b)},
+                                    {"  of it one-off costs", human_duration(d.a.one_off.ns), human_duration(d.b.one_off.ns)},
+                                    {"once warm, per step", steady(d.a), steady(d.b)}};
+  if (!v.per_unit.unit.empty())
+    out.push_back({fmt::format("once warm, per {}", v.per_unit.unit), human_duration(v.per_unit.a_ns), human_duration(v.per_unit.b_ns)});
+  return out;
+}
+
+std::string break_even_words(const Verdict& v) {
+  const BreakEven& b = v.break_even;
+  if (b.status == "after") return fmt::format("break-even after {:.0f} steps: {}", b.calls, b.basis);
+  if (b.status == "at_once") return "break-even at once: " + b.basis;
+  if (b.status == "never") return "break-even never: " + b.basis;
+  return "";
+}
+
 std::string gate_line(const DiffGate& gate) {
   return fmt::format("CI gate: {}: exit {}", gate.result.reason, gate.exit_status);
 }

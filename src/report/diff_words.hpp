@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "diff/diff.hpp"
 
@@ -25,6 +26,14 @@ std::string signed_count(int64_t n);
 // "A is faster (confidence medium)", "not shown to differ (p = 0.100)", "none (the traces are not
 // comparable)", …: what follows "Verdict: ".
 std::string verdict_headline(const Verdict& v);
+
+// The two answers side by side, a row each (label, A, B): over what was profiled, the one-off costs,
+// once warm per step, and per unit where the work differs; the break-even in words ("" when none).
+struct TwoAnswersRow {
+  std::string label, a, b;
+};
+std::vector<TwoAnswersRow> two_answers_rows(const Diff& d);
+std::string break_even_words(const Verdict& v);
 
 // "CI gate: B is 143.1 % slower than A (confidence medium), over the allowed 5 %: exit 4".
 std::string gate_line(const DiffGate& gate);

@@ -29,6 +29,15 @@ std::string side_line(const char* side, const char* role, const StepProfile& p) 
 
 std::string cell_value(const Component& c, int64_t v) { return c.unit == Quantity::Time ? human_duration(v) : count_text(v); }
 
+void two_answers_table(std::string& out, const Diff& d) {
+  const std::vector<TwoAnswersRow> rows = two_answers_rows(d);
+  if (rows.empty()) return;
+  out += "\n| | A | B |\n|---|--:|--:|\n";
+  for (const TwoAnswersRow& r : rows)
+    out += fmt::format("| {} | {} | {} |\n", markdown_text(r.label), markdown_text(r.a), markdown_text(r.b));
+  if (const std::string b = break_even_words(d.verdict); !b.empty()) out += "\n" + markdown_text(b) + "\n";
+}
+
 void components_table(std::string& out, const Diff& d) {
   out += fmt::format("\nPer steady step, median over {} step{} of A and {} of B:\n\n", d.a.steps,
                      d.a.steps == 1 ? "" : "s", d.b.steps);
@@ -73,6 +82,7 @@ std::string render_diff_markdown(const Diff& d, const DiffGate* gate) {
     for (const std::string& m : d.mismatches) out += "- " + markdown_text(m) + "\n";
   }
   out += "\n" + markdown_text(v.summary) + "\n";
+  two_answers_table(out, d);
   components_table(out, d);
   if (!v.try_next.empty()) {
     out += "\nTry:\n\n";

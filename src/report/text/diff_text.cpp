@@ -133,6 +133,13 @@ std::string render_diff_text(const Diff& d, const TextOptions& options, const Di
     for (const std::string& t : v.try_next) append_paragraph(out, t, "    - ", options.line_width);
   }
 
+  if (const std::vector<TwoAnswersRow> rows = two_answers_rows(d); !rows.empty()) {
+    out += "\nOver what was profiled, and once warm\n";
+    TextTable two({{"", Align::Left}, {"A"}, {"B"}});
+    for (const TwoAnswersRow& r : rows) two.add_row({r.label, r.a, r.b});
+    out += two.render(0);
+    if (const std::string b = break_even_words(v); !b.empty()) append_paragraph(out, b, "  ", options.line_width);
+  }
   out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
   TextTable t({{"", Align::Left}, {"A"}, {"B"}, {"B − A"}});
   for (const Component& c : d.components) {
