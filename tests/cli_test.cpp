@@ -151,5 +151,28 @@ TEST(ExplainFolder, RunsThatAreNotRanksNameDiff) {
   EXPECT_NE(twice.err.find("are both rank 0"), std::string::npos) << twice.err;
 }
 
+// Every command that reads one trace takes what explain takes (issue 46, item 4): a folder
+// tensorboard_trace_handler wrote, with its one trace in it. A folder with several traces is refused
+// with their names (exit 2): which one is meant cannot be guessed.
+TEST(CliFolders, EveryOneTraceCommandReadsAFolderWithOneTrace) {
+  TempDir one, two;
+  fs::copy_file(kTrace, one.path("host_1.pt.trace.json.gz"));
+  fs::copy_file(kTrace, two.path("host_1.pt.trace.json.gz"));
+  fs::copy_file(std::string(WHYSLOW_FIXTURES) + "/torch/mm_bias_64_fp32.json.gz", two.path("host_2.pt.trace.json.gz"));
+  const std::string folder = quoted(one.path(""));
+  for (const std::string& args : {"ops " + folder, "kernels " + folder, "info " + folder, "digest " + folder,
+                                  "what-if " + folder + " --edit one-off", "diff " + folder + " " + folder,
+                                  "annotate " + folder + " -o " + quoted(one.path("annotated.json"))}) {
+    SCOPED_TRACE(args);
+    const CliRun r = whyslow(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("Is a directory"), std::string::npos) << r.err;
+  }
+  const CliRun refused = whyslow("ops " + quoted(two.path("")));
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("a folder with 2 traces (host_1.pt.trace.json.gz, host_2.pt.trace.json.gz)"), std::string::npos)
+      << refused.err;
+}
+
 }  // namespace
 }  // namespace whyslow

@@ -8,6 +8,7 @@
 #include "pipeline/pipeline.hpp"
 #include "report/annotate/annotate_input.hpp"
 #include "report/annotate/annotate_trace.hpp"
+#include "trace/trace_set.hpp"
 
 namespace whyslow::cli {
 
@@ -20,7 +21,7 @@ Command add_annotate_command(CLI::App& app) {
   add_peaks(cmd, *o);
   return {cmd, [o, output] {
             // annotate reads its input twice (analysis, then the byte copy): a pipe is copied once first.
-            const RereadableInput input(o->path);
+            const RereadableInput input(one_trace_path(o->path));
             Trace trace = input.load(o->load);
             print_load_notes(trace);
             const Analyzed x = analyze_loaded(std::move(trace), *o);

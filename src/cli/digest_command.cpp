@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
 #include "report/digest/digest_file.hpp"
+#include "trace/trace_set.hpp"
 
 namespace whyslow::cli {
 
@@ -20,12 +21,13 @@ Command add_digest_command(CLI::App& app) {
   cmd->add_option("-o,--output", *output, "the digest to write (JSON); without it, stdout");
   add_peaks(cmd, *o);
   return {cmd, [o, output] {
-            const std::string text = render_digest_json(summarize_rank(o->path, *o));
+            const std::string path = one_trace_path(o->path);
+            const std::string text = render_digest_json(summarize_rank(path, *o));
             if (output->empty()) {
               fmt::print("{}", text);
               return 0;
             }
-            return write_output_file(*output, text, {o->path});
+            return write_output_file(*output, text, {path});
           }};
 }
 

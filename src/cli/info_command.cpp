@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "pipeline/pipeline.hpp"
+#include "trace/trace_set.hpp"
 #include "report/json/json_report.hpp"
 #include "common/terminal_text.hpp"
 
@@ -18,7 +19,8 @@ Command add_info_command(CLI::App& app) {
   add_trace_input(cmd, *o);
   cmd->add_flag("--json", o->json, "print JSON (docs/JSON.md, \"whyslow info --json\") instead of text");
   return {cmd, [o] {
-            const Trace trace = load_with_notes(o->path, load_options_for(*o, o->path));
+            const std::string path = one_trace_path(o->path);
+            const Trace trace = load_with_notes(path, load_options_for(*o, path));
             if (o->json) {
               const std::string out = render_info_json(trace);
               std::fwrite(out.data(), 1, out.size(), stdout);

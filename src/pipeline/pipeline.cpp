@@ -100,7 +100,8 @@ void report_load_notes(const Trace& t, const NoteSink& notes) {
 }
 
 Analyzed load_and_analyze(const AnalysisOptions& o, const NoteSink& notes) {
-  return analyze_loaded(load_with_notes(o.path, load_options_for(o, o.path), notes), o);
+  const std::string path = one_trace_path(o.path);
+  return analyze_loaded(load_with_notes(path, load_options_for(o, path), notes), o);
 }
 
 Analyzed analyze_loaded(Trace trace, const AnalysisOptions& o) {
@@ -113,8 +114,9 @@ Analyzed analyze_loaded(Trace trace, const AnalysisOptions& o) {
 
 AnalyzedPair load_and_analyze_pair(const AnalysisOptions& o, const std::string& path_b, const NoteSink& notes) {
   const std::optional<Ceilings> measured = measured_ceilings(o);
-  Trace a = load_with_notes(o.path, load_options_for(o, o.path), notes);
-  Trace b = load_with_notes(path_b, load_options_for(o, path_b), notes);
+  const std::string file_a = one_trace_path(o.path), file_b = one_trace_path(path_b);
+  Trace a = load_with_notes(file_a, load_options_for(o, file_a), notes);
+  Trace b = load_with_notes(file_b, load_options_for(o, file_b), notes);
   return {analyze_and_explain(std::move(a), measured), analyze_and_explain(std::move(b), measured)};
 }
 

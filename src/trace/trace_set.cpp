@@ -125,6 +125,22 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
   return out;
 }
 
+std::string one_trace_path(const std::string& arg) {
+  std::error_code ec;
+  if (!fs::is_directory(arg, ec)) return arg;
+  const std::vector<std::string> files = expand_trace_paths({arg}, nullptr);
+  if (files.size() == 1) return files.front();
+  std::string names;
+  for (size_t i = 0; i < files.size() && i < 3; ++i)
+    names += (i ? ", " : "") + printable(fs::path(files[i]).filename().string());
+  throw LoadError(LoadError::Kind::Io,
+                  printable(arg) + ": a folder with " + std::to_string(files.size()) + " traces (" + names +
+                      (files.size() > 3 ? ", …" : "") +
+                      "): this command reads one trace, so name the file; `whyslow explain` on the folder reads "
+                      "them together as the ranks of one job",
+                  0);
+}
+
 void load_each(const std::vector<std::string>& paths, const LoadOptions& options,
                const std::function<void(size_t, Trace&&)>& each, unsigned max_threads) {
   const unsigned cores = load_cores(options);

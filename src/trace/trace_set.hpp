@@ -31,6 +31,11 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
 // `each(index, trace)` on the loading thread; `each` must be safe to call concurrently for
 // different indices. The first error (a LoadError naming its file) is rethrown after every
 // thread has stopped.
+// The one trace a command that reads one trace is given: the file itself, or the only trace file in
+// a folder (tensorboard_trace_handler writes one per process into tb/). A folder holding several is
+// refused, its files named: which one is meant cannot be guessed.
+std::string one_trace_path(const std::string& arg);
+
 void load_each(const std::vector<std::string>& paths, const LoadOptions& options,
                const std::function<void(size_t, Trace&&)>& each, unsigned max_threads = 0);
 
