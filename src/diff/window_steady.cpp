@@ -58,7 +58,7 @@ void compare_window_and_steady(Diff& d) {
   if (a.one_off.ns == 0 && b.one_off.ns == 0) return;
   if (v.steady.faster == "same" || v.steady.faster.empty()) {
     be.status = "never";
-    be.basis = fmt::format("once warm the two sides take the same time per step ({} and {}): no saving pays back "
+    be.basis = fmt::format("once warm neither side is shown faster per step ({} and {}): no saving pays back "
                            "one-off costs",
                            human_duration(a.steady_ns), human_duration(b.steady_ns));
     return;
@@ -90,11 +90,16 @@ std::string window_and_steady_words(const Diff& d) {
   const bool big_one_off =
       static_cast<double>(a.one_off.ns) >= kOneOffWorthSaying * static_cast<double>(a.one_off.window_ns) ||
       static_cast<double>(b.one_off.ns) >= kOneOffWorthSaying * static_cast<double>(b.one_off.window_ns);
-  if (v.window.faster.empty() || (!big_one_off && v.window.faster == v.steady.faster)) return "";
+  // Without one-off costs worth a sentence the window is the steps themselves: the step verdict,
+  // which judges their spread, says all there is.
+  if (v.window.faster.empty() || !big_one_off) return "";
   auto steps = [](size_t n) { return n == 0 ? std::string("its whole trace") : fmt::format("{} step{}", n, n == 1 ? "" : "s"); };
   auto slower = [](const SideBySide& s) {
-    return s.faster == "same" ? std::string("they take the same time")
-                              : fmt::format("{} is {} slower", s.faster == "a" ? "B" : "A", ratio_words(s.ratio));
+    // "same" within 2 % is the same time; beyond, the step verdict found the difference within the
+    // steps' spread: not shown, which is not the same.
+    const bool within_floor = std::llabs(s.b_ns - s.a_ns) < kMinChangeShare * static_cast<double>(s.a_ns);
+    if (s.faster == "same") return std::string(within_floor ? "they take the same time" : "they are not shown to differ");
+    return fmt::format("{} is {} slower", s.faster == "a" ? "B" : "A", ratio_words(s.ratio));
   };
   std::string out = fmt::format("Over what was profiled ({} of A, {} of B) {} (A {}, B {})", steps(v.window.a_steps),
                                 steps(v.window.b_steps), slower(v.window), human_duration(a.one_off.window_ns),
