@@ -178,6 +178,8 @@ struct SideBySide {
   std::string faster;
   double ratio = 1;  // the larger over the smaller: "B is 32× slower"
 };
+// Sets `s` from A's and B's value (window_steady.cpp): the one comparison of two quantities.
+void judge_side_by_side(SideBySide& s, int64_t a_ns, int64_t b_ns);
 // Over what was profiled: window against window, one-off costs included (window_steady.cpp).
 struct WindowVerdict : SideBySide {
   size_t a_steps = 0, b_steps = 0;
@@ -198,12 +200,9 @@ struct BreakEven {
 // Per unit of work (work_units.cpp): the two sides' steps do the same work scaled along one input
 // dimension — the batch ("sample") or the sequence ("token") — so they are compared per unit.
 // `unit` is "" when the steps do the same amount of work or the evidence does not say.
-struct PerUnit {
+struct PerUnit : SideBySide {     // a_ns, b_ns: the steady step per unit
   std::string unit;
   double a_units = 0, b_units = 0;  // per step
-  int64_t a_ns = 0, b_ns = 0;       // the steady step per unit
-  std::string faster;               // "a", "b" or "same"
-  double ratio = 1;                 // the larger per-unit time over the smaller
   std::string evidence;             // "aten::linear's input [1, 128, 768] in A, [256, 128, 768] in B; …"
 };
 

@@ -21,8 +21,9 @@ constexpr double kOneOffWorthSaying = 0.10;
 constexpr size_t kOneOffPartsSaid = 3;
 
 
-template <class Side>
-void judge_side_by_side(Side& s, int64_t a_ns, int64_t b_ns) {
+}  // namespace
+
+void judge_side_by_side(SideBySide& s, int64_t a_ns, int64_t b_ns) {
   s.a_ns = a_ns;
   s.b_ns = b_ns;
   const int64_t lo = std::min(a_ns, b_ns), hi = std::max(a_ns, b_ns);
@@ -30,8 +31,6 @@ void judge_side_by_side(Side& s, int64_t a_ns, int64_t b_ns) {
   const bool same = std::llabs(b_ns - a_ns) < kMinChangeShare * static_cast<double>(a_ns) || a_ns == b_ns;
   s.faster = same ? "same" : b_ns < a_ns ? "b" : "a";
 }
-
-}  // namespace
 
 std::string ratio_words(double r) { return r < 10 ? fmt::format("{:.1f}×", r) : fmt::format("{:.0f}×", r); }
 

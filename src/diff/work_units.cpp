@@ -100,16 +100,11 @@ PerUnit compare_work_units(const Trace& a, const Facts& fa, const Trace& b, cons
   out.unit = dim == 0 ? "sample" : "token";
   out.a_units = static_cast<double>(na);
   out.b_units = static_cast<double>(nb);
-  out.a_ns = static_cast<int64_t>(static_cast<double>(d.a.steady_ns) / out.a_units);
-  out.b_ns = static_cast<int64_t>(static_cast<double>(d.b.steady_ns) / out.b_units);
+  judge_side_by_side(out, static_cast<int64_t>(static_cast<double>(d.a.steady_ns) / out.a_units),
+                     static_cast<int64_t>(static_cast<double>(d.b.steady_ns) / out.b_units));
   const std::string& op = best->second.front();
   out.evidence = fmt::format("{}'s input {} in A, {} in B; {} of the {} ops whose inputs differ scale dimension {} the same way",
                              op, dims_words(ia.at(op)), dims_words(ib.at(op)), best->second.size(), differing, dim);
-  const int64_t lo = std::min(out.a_ns, out.b_ns), hi = std::max(out.a_ns, out.b_ns);
-  out.ratio = lo > 0 ? static_cast<double>(hi) / static_cast<double>(lo) : 0;
-  out.faster = std::llabs(out.b_ns - out.a_ns) < kMinChangeShare * static_cast<double>(out.a_ns) ? "same"
-               : out.b_ns < out.a_ns                                                        ? "b"
-                                                                                             : "a";
   return out;
 }
 

@@ -66,10 +66,7 @@ void write_window_and_steady(JsonWriter& w, const Diff& d) {
     w.key("unit").string(v.per_unit.unit);
     w.key("a_units").number(v.per_unit.a_units);
     w.key("b_units").number(v.per_unit.b_units);
-    w.key("a_us").microseconds(v.per_unit.a_ns);
-    w.key("b_us").microseconds(v.per_unit.b_ns);
-    w.key("faster").string(v.per_unit.faster);
-    w.key("ratio").number(v.per_unit.ratio);
+    side_by_side(w, v.per_unit);
     w.key("evidence").string(v.per_unit.evidence);
     w.end_object();
   }
