@@ -204,6 +204,7 @@ struct PerUnit : SideBySide {     // a_ns, b_ns: the steady step per unit
   std::string unit;
   double a_units = 0, b_units = 0;  // per step
   std::string evidence;             // "aten::linear's input [1, 128, 768] in A, [256, 128, 768] in B; …"
+  double scaled_work_share = 0;     // of the steps of the side doing more units: the work that scales
 };
 
 struct Verdict {

@@ -4,7 +4,9 @@
 // against the other. Inputs that differ in exactly one dimension, the same one and by the same
 // sizes for most of the ops whose inputs differ, say the work was scaled along it: the leading
 // dimension is the batch ("samples"), the second of a 2-D or deeper input the sequence
-// ("tokens"). Weights and buffers keep their shapes and do not vote.
+// ("tokens"). Weights and buffers keep their shapes and do not vote. The unit divides the step
+// only when the scaled work is most of it: a generate() whose longer prompt changes one prefill
+// among 16 decode steps does the same decode work on both sides, whatever its prompt's length.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -13,6 +15,8 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/core/intervals.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/op_inputs.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
@@ -29,6 +33,54 @@ constexpr size_t kMinAgreeingOps = 2;
 constexpr double kMinAgreeingShare = 0.5;
 // The inputs that vote have at least two dimensions (see compare_work_units).
 constexpr size_t kMinRank = 2;
+// The scaled work (the op calls taking the unit along its dimension, or the GPU work they launch)
+// must be at least half of the work of the side doing more units, on the resource that sets its
+// pace: below that most of the step is work both sides do alike, and dividing it by the units
+// credits the larger side with work it did not scale (generate() with a 4× prompt: its prefill is
+// a few % of a CPU-bound step).
+constexpr double kMinScaledWorkShare = 0.5;
+
+std::optional<std::vector<int64_t>> first_tensor_dims(const Trace& t, EventId e) {
+  if (t.detail[e] == UINT32_MAX || t.op_shapes[t.detail[e]].input_dims == kNoName) return std::nullopt;
+  const std::optional<std::vector<OpInput>> inputs = op_inputs(t, e);
+  if (!inputs) return std::nullopt;
+  for (const OpInput& in : *inputs)
+    if (in.is_tensor() && !in.dims.empty()) return in.dims;
+  return std::nullopt;
+}
+
+// The share of a side's work in its compared steps that is scaled along `dim` to `n`, on the busier
+// of the CPU and the GPU (the one that sets the step's pace): on the CPU, the op calls whose first
+// tensor input has n along dim, against all top-level op calls (unions); on the GPU, the work
+// launched from inside those calls, against all work launched from the steps.
+double scaled_work_share(const Trace& t, const Facts& f, const StepProfile& p, size_t dim, int64_t n) {
+  std::vector<StepFacts> steps;
+  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
+  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  auto scaled = [&](EventId e) {
+    if (t.kind[e] != EventKind::CpuOp) return false;
+    const auto dims = first_tensor_dims(t, e);
+    return dims && dims->size() >= kMinRank && dims->size() > dim && (*dims)[dim] == n;
+  };
+  NearestAncestor scaled_above(t, scaled);
+  NearestAncestor op_above(t, [&](EventId e) { return t.kind[e] == EventKind::CpuOp; });
+  std::vector<Interval> cpu_scaled, cpu_all;
+  int64_t gpu_scaled = 0, gpu_all = 0;
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (is_gpu_activity(t.kind[e])) {
+      const EventId op = t.op_link[e];
+      if (op == kNoEvent || step_containing(steps, t.start_ns[op]) < 0) continue;
+      gpu_all += t.dur_ns[e];
+      if (scaled_above.of(op) != kNoEvent) gpu_scaled += t.dur_ns[e];
+    } else if (t.kind[e] == EventKind::CpuOp && step_containing(steps, t.start_ns[e]) >= 0) {
+      if (op_above.of(t.parent[e]) == kNoEvent) cpu_all.emplace_back(t.start_ns[e], t.end_ns(e));
+      if (scaled_above.of(t.parent[e]) == kNoEvent && scaled(e)) cpu_scaled.emplace_back(t.start_ns[e], t.end_ns(e));
+    }
+  }
+  const int64_t cpu_scaled_ns = union_length(cpu_scaled), cpu_all_ns = union_length(cpu_all);
+  if (gpu_all >= cpu_all_ns) return gpu_all > 0 ? static_cast<double>(gpu_scaled) / static_cast<double>(gpu_all) : 0;
+  return static_cast<double>(cpu_scaled_ns) / static_cast<double>(cpu_all_ns);
+}
 
 // Op name → dims of its first tensor input at its first call in each compared step, for the ops
 // given the same shape in every step (an op whose input changes from step to step does not tell
@@ -97,14 +149,20 @@ PerUnit compare_work_units(const Trace& a, const Facts& fa, const Trace& b, cons
   // One token a sequence is a decode step, which reads a KV cache instead of computing it: another
   // phase of the work, not less of the same.
   if (dim == 1 && std::min(na, nb) <= 1) return out;
+  const bool b_more = nb > na;
+  out.scaled_work_share = b_more ? scaled_work_share(b, fb, d.b, dim, nb) : scaled_work_share(a, fa, d.a, dim, na);
+  if (out.scaled_work_share < kMinScaledWorkShare) return PerUnit{};
   out.unit = dim == 0 ? "sample" : "token";
   out.a_units = static_cast<double>(na);
   out.b_units = static_cast<double>(nb);
   judge_side_by_side(out, static_cast<int64_t>(static_cast<double>(d.a.steady_ns) / out.a_units),
                      static_cast<int64_t>(static_cast<double>(d.b.steady_ns) / out.b_units));
   const std::string& op = best->second.front();
-  out.evidence = fmt::format("{}'s input {} in A, {} in B; {} of the {} ops whose inputs differ scale dimension {} the same way",
-                             op, dims_words(ia.at(op)), dims_words(ib.at(op)), best->second.size(), differing, dim);
+  out.evidence = fmt::format(
+      "{}'s input {} in A, {} in B; {} of the {} ops whose inputs differ scale dimension {} the same way, and that work is "
+      "{} of {}'s work",
+      op, dims_words(ia.at(op)), dims_words(ib.at(op)), best->second.size(), differing, dim,
+      human_percent(out.scaled_work_share), b_more ? "B" : "A");
   return out;
 }
 

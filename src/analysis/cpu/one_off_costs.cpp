@@ -5,7 +5,8 @@
 // - module and lazy loading, context creation and slow first uses are one-off by nature;
 // - allocation, stream/event creation and library set-up calls also run in steady steps: only
 //   what a step spends on them beyond the steps' median is one-off (none without steps);
-// - a top-level op's first call with a given input shape, 3× slower than its usual calls and by
+// - an op's first call with a given input shape (the outermost ops with shapes: inside compiled
+//   regions too), 3× slower than its usual calls and by
 //   200 µs or more (time claimed above and host waits inside it left out), is first-call work:
 //   a "first-seen shape" when the op already ran on another shape (cuDNN building a plan for a
 //   new sequence length), a "first call" otherwise (a library's handle and heuristics).
@@ -78,6 +79,7 @@ std::string recompile_causes(const Trace& t, const CompileFacts& c) {
   std::vector<std::pair<std::string, int>> causes;  // in the order they first happened
   std::set<std::pair<int32_t, int32_t>> seen;         // compile ids called so far
   std::map<int32_t, NameId> last_input;               // frame → the input of its last call
+  int same_input = 0;                                 // recompilations whose first input did not change
   auto add = [&](std::string text) {
     for (auto& [known, n] : causes)
       if (known == text) return void(++n);
@@ -90,6 +92,8 @@ std::string recompile_causes(const Trace& t, const CompileFacts& c) {
         add(fmt::format("input {} (the call before it was not profiled)", first_input_text(t, call.input_dims)));
       else if (before->second != call.input_dims)
         add(fmt::format("input {} → {}", first_input_text(t, before->second), first_input_text(t, call.input_dims)));
+      else
+        ++same_input;  // a guard on something else failed: a cache's length, a flag, a global
     }
     last_input[call.id.frame] = call.input_dims;
   }
@@ -97,6 +101,9 @@ std::string recompile_causes(const Trace& t, const CompileFacts& c) {
   for (size_t i = 0; i < causes.size() && i < kDetailItems; ++i)
     out += fmt::format("{}{}{}", i ? "; " : "", causes[i].first, causes[i].second > 1 ? fmt::format(" (×{})", causes[i].second) : "");
   if (causes.size() > kDetailItems) out += "; …";
+  if (same_input > 0)
+    out += fmt::format("{}{} with the same first input (a guard on other state: a cache's length, a flag)",
+                       out.empty() ? "" : "; ", same_input);
   return out;
 }
 
@@ -178,25 +185,43 @@ OneOffCosts one_off_costs(const Trace& t, const Facts& f) {
     out.parts.push_back(std::move(part));
   }
 
-  // First-call work, per top-level op and input shape.
+  // First-call work, per judged op and input shape.
   HostWaitNames waits(t);
   std::vector<Interval> held = claimed;  // what the classes claimed and the host waits
   for (EventId e = 0; e < t.size(); ++e)
     if (is_host_api(t.kind[e]) && t.start_ns[e] >= from && t.start_ns[e] <= to && waits.of(e) != HostWait::None)
       held.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(held);
+  // The ops judged: the outermost ops with recorded input shapes, and the top-level ops with none
+  // above or below them. A shapeless wrapper (a "Torch-Compiled Region", a compiled graph's call)
+  // hides the ops inside it: the cuDNN plan a compiled model builds for a new sequence length is
+  // paid inside its SDPA call, which is not top level there.
+  auto dims_of = [&](EventId e) { return t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims; };
+  auto is_op = [&](EventId e) {
+    return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
+  };
   NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
+  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && dims_of(a) != kNoName; });
+  NearestAncestor top_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && op_above.of(t.parent[a]) == kNoEvent; });
   std::map<std::pair<NameId, NameId>, std::vector<TopOp>> by_shape;  // (name, input dims) → calls in time order
   std::unordered_map<NameId, std::vector<TopOp>> by_name;
   std::vector<EventId> tops;
+  std::set<EventId> wrappers;  // shapeless top-level ops with a judged op inside
   for (EventId e = 0; e < t.size(); ++e)
-    if (t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to &&
-        op_above.of(t.parent[e]) == kNoEvent)
+    if (is_op(e) && dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
+      tops.push_back(e);
+      if (const EventId top = top_above.of(t.parent[e]); top != kNoEvent) wrappers.insert(top);
+    }
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_op(e) && dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrappers.count(e))
       tops.push_back(e);
   std::sort(tops.begin(), tops.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
   for (EventId e : tops) {
-    const NameId dims = t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims;
+    const NameId dims = dims_of(e);
     const TopOp op{e, t.dur_ns[e] - covered_length(held, t.start_ns[e], t.end_ns(e))};
+    // Wholly inside a claimed class (the ops a compilation traces on fake tensors): the compile's
+    // work, not a call of the program's, neither a first call nor one to compare with.
+    if (op.own_ns <= 0) continue;
     by_shape[{t.name[e], dims}].push_back(op);
     by_name[t.name[e]].push_back(op);
   }

@@ -67,6 +67,7 @@ void write_window_and_steady(JsonWriter& w, const Diff& d) {
     w.key("a_units").number(v.per_unit.a_units);
     w.key("b_units").number(v.per_unit.b_units);
     side_by_side(w, v.per_unit);
+    w.key("scaled_work_share").number(v.per_unit.scaled_work_share);
     w.key("evidence").string(v.per_unit.evidence);
     w.end_object();
   }
