@@ -110,14 +110,15 @@ std::string_view expected(Type t) {
 // What is wrong with the arguments, as the agent should read it; "" when nothing. The SDKs check
 // arguments against inputSchema on the client side only when they choose to: the server checks.
 std::string refused_arguments(const McpTool& tool, McpArguments args) {
-  for (const auto& [name, value] : args) {
+  for (const auto& argument : args) {
+    const std::string_view name = argument.first;
     const auto p = std::find_if(tool.params.begin(), tool.params.end(), [&](const McpParam& q) { return q.name == name; });
     if (p == tool.params.end()) {
       std::string names;
       for (const McpParam& q : tool.params) names += (names.empty() ? "" : ", ") + std::string(q.name);
       return fmt::format("unknown argument '{}': {} takes {}", name, tool.name, names);
     }
-    if (!fits(*p, value)) return fmt::format("argument '{}' must be {}", name, expected(p->type));
+    if (!fits(*p, argument.second)) return fmt::format("argument '{}' must be {}", name, expected(p->type));
   }
   for (const McpParam& p : tool.params)
     if (p.required && !find_argument(args, p.name)) return fmt::format("missing argument '{}': {}", p.name, p.description);
