@@ -36,12 +36,12 @@ using Layout = JsonWriter::Layout;
 using Type = McpParam::Type;
 
 constexpr McpParam kTrace{"trace", Type::String,
-                       "path of a torch.profiler / Kineto trace (.json or .json.gz), or the folder "
-                       "tensorboard_trace_handler wrote when it holds one trace",
-                       true};
+                          "path of a torch.profiler / Kineto trace (.json or .json.gz), or the folder "
+                          "tensorboard_trace_handler wrote when it holds one trace",
+                          true};
 constexpr McpParam kStep{"step", Type::Step, "analyze only ProfilerStep#N: its CPU events and the GPU work they launched"};
 constexpr McpParam kFull{"full", Type::Boolean,
-                      "the whole --json document, not trimmed to fit an agent's context (it may run to megabytes)"};
+                         "the whole --json document, not trimmed to fit an agent's context (it may run to megabytes)"};
 
 }  // namespace
 
@@ -97,11 +97,11 @@ bool fits(const McpParam& p, simdjson::dom::element e) {
   return false;
 }
 
-std::string_view expected(Type t) {
+std::string expected(Type t) {
   switch (t) {
     case Type::String: return "a non-empty string";
     case Type::Boolean: return "true or false";
-    case Type::Step: return "a whole number from 0 to 2147483647";
+    case Type::Step: return fmt::format("a whole number from 0 to {}", kMaxStep);
     case Type::Edits: return "a non-empty array of strings, each NAME or NAME=PARAM";
   }
   return "";
