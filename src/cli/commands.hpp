@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/graph/what_if.hpp"
+#include "pipeline/pipeline.hpp"
+
 namespace whyslow::cli {
 
 // `explain` read the trace and printed its finding (`report` wrote its page), but there was
@@ -34,6 +37,11 @@ Command add_report_command(CLI::App& app);    // report_command.cpp
 Command add_annotate_command(CLI::App& app);  // annotate_command.cpp
 Command add_digest_command(CLI::App& app);    // digest_command.cpp
 Command add_what_if_command(CLI::App& app);   // what_if_command.cpp
+Command add_mcp_command(CLI::App& app);       // mcp_command.cpp
+
+// The edits (NAME or NAME=PARAM, as --edit takes them) applied to the analyzed trace together and
+// replayed: `what-if` and the MCP server's what_if tool. UsageError for an edit that does not apply.
+WhatIfAnswer what_if_edits(const Analyzed& a, const std::vector<std::string>& edits);  // what_if_command.cpp
 
 // `explain` of several ranks (ranks_command.cpp), over the paths the arguments name (files, a
 // folder's traces, a glob's matches: trace/trace_set.hpp). is_one_trace: they are one trace file,

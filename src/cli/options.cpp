@@ -12,8 +12,6 @@ namespace {
 // The most rows a table may be asked for: beyond a million a text table is no longer read, and
 // the count stays far from size_t's edge ("99999999999999999999" wrapped around before).
 constexpr uint64_t kMaxRows = 1'000'000;
-// The highest step number --step takes: ProfilerStep#N counts steps of one run, and int holds it.
-constexpr uint64_t kMaxStep = INT32_MAX;
 
 // A whole number written in decimal digits, at most `max`: CLI11 alone takes "-1" (wrapped to
 // size_t), "0x10" and "1e3" as numbers too.

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@
 #include "report/text/text_report.hpp"
 
 namespace whyslow::cli {
+
+// The highest step number --step (and the MCP tools' `step`) takes: ProfilerStep#N counts steps of
+// one run, and int holds it.
+inline constexpr uint64_t kMaxStep = INT32_MAX;
 
 // path, load, step and peaks (--peaks FILE) are the pipeline's (pipeline/pipeline.hpp).
 struct CommonOptions : AnalysisOptions {

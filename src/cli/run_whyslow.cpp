@@ -16,7 +16,8 @@ int run_whyslow(int argc, char** argv) {
   app.set_version_flag("--version", "whyslow " + std::string(whyslow::kWhyslowVersion));
   const std::vector<Command> commands = {add_explain_command(app), add_ops_command(app),    add_kernels_command(app),
                                          add_info_command(app),    add_diff_command(app),   add_report_command(app),
-                                         add_annotate_command(app), add_digest_command(app), add_what_if_command(app)};
+                                         add_annotate_command(app), add_digest_command(app), add_what_if_command(app),
+                                         add_mcp_command(app)};
   if (const std::optional<std::string> typo = unknown_subcommand(app, argc, argv)) {
     fmt::print(stderr, "whyslow: error: {}\n", *typo);
     return 1;

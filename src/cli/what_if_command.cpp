@@ -12,7 +12,7 @@
 #include "cli/options.hpp"
 #include "common/units.hpp"
 #include "pipeline/pipeline.hpp"
-#include "report/json/graph_json.hpp"
+#include "report/json/json_report.hpp"
 
 namespace whyslow::cli {
 
@@ -27,6 +27,16 @@ std::string edit_help() {
 }
 }  // namespace
 
+WhatIfAnswer what_if_edits(const Analyzed& a, const std::vector<std::string>& edits) {
+  std::vector<EditRequest> requests;
+  for (const std::string& e : edits) requests.push_back(parse_edit(e));
+  try {
+    return what_if(a.trace, a.facts, requests);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 Command add_what_if_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   auto edits = std::make_shared<std::vector<std::string>>();
@@ -36,28 +46,10 @@ Command add_what_if_command(CLI::App& app) {
   cmd->add_option("--edit", *edits, edit_help())->required();
   add_json(cmd, *o);
   return {cmd, [o, edits] {
-            const Analyzed a = load_and_analyze(*o);
-            std::vector<EditRequest> requests;
-            for (const std::string& e : *edits) requests.push_back(parse_edit(e));
-            WhatIfAnswer ans;
-            try {
-              ans = what_if(a.trace, a.facts, requests);
-            } catch (const std::invalid_argument& e) {
-              throw UsageError(e.what());
-            }
+            const WhatIfAnswer ans = what_if_edits(load_and_analyze(*o), *edits);
             const WhatIf& w = ans.result;
             if (o->json) {
-              report::JsonWriter jw;
-              jw.begin_object();
-              jw.key("what_if");
-              report::write_what_if(jw, w);
-              jw.key("changes").begin_array();
-              for (const std::string& c : ans.changes) jw.string(c);
-              jw.end_array();
-              jw.key("critical_path");
-              report::write_critical_path(jw, ans.critical_path);
-              jw.end_object();
-              const std::string out = jw.take();
+              const std::string out = render_what_if_json(ans);
               std::fwrite(out.data(), 1, out.size(), stdout);
               return finish_stdout(0);
             }

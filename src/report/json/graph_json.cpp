@@ -1,5 +1,8 @@
 #include "report/json/graph_json.hpp"
 
+#include "analysis/graph/what_if.hpp"
+#include "report/json/json_report.hpp"
+
 namespace whyslow::report {
 
 using Layout = JsonWriter::Layout;
@@ -62,3 +65,21 @@ void write_replay(JsonWriter& w, const Facts& facts) {
 }
 
 }  // namespace whyslow::report
+
+namespace whyslow {
+
+std::string render_what_if_json(const WhatIfAnswer& answer) {
+  report::JsonWriter w;
+  w.begin_object();
+  w.key("what_if");
+  report::write_what_if(w, answer.result);
+  w.key("changes").begin_array();
+  for (const std::string& c : answer.changes) w.string(c);
+  w.end_array();
+  w.key("critical_path");
+  report::write_critical_path(w, answer.critical_path);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace whyslow

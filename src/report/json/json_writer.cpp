@@ -129,6 +129,12 @@ JsonWriter& JsonWriter::microseconds(int64_t ns) {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
 std::string JsonWriter::take() {
   std::string document = std::move(out_);
   *this = JsonWriter{};

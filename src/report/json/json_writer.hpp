@@ -29,6 +29,9 @@ class JsonWriter {
   JsonWriter& number(double v);
   // Integer nanoseconds as microseconds with exactly three decimals: 2944 → 2.944.
   JsonWriter& microseconds(int64_t ns);
+  // A scalar already written as JSON, copied as is: a document read back and rewritten keeps its
+  // numbers' text (2.940 stays 2.940, not the double's 2.94).
+  JsonWriter& raw(std::string_view json);
 
   // The document; the writer is empty afterwards.
   std::string take();
