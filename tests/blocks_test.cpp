@@ -45,6 +45,18 @@ TEST(CodeOrigin, LibraryOrUsers) {
   EXPECT_TRUE(is_library_frame("<built-in method softmax of Tensor object at 0x7f>"));
 }
 
+// Issue 44 class 8: Inductor's output in a cache folder the user chose (TORCHINDUCTOR_CACHE_DIR=
+// <project>/compile_cache, as the H200 recording inductor_user_cache put it) is generated code by its
+// name, a hash in a folder named after the hash's first two characters; a user's file is not.
+TEST(CodeOrigin, InductorModulesWhereverTheCacheIs) {
+  EXPECT_TRUE(is_library_frame("/work/main/compile_cache/z4/cz4mty3fpn5prfu3clm47rsenxpymkf2hxm2k5fywuf5x65yo6sw.py(106): call"));
+  EXPECT_TRUE(is_library_frame("proj/.cache/ab/cabcdefghijklmnopqrstuvwxyz0123456789abcdefghijklm.py(9): partition_0"));
+  EXPECT_FALSE(is_library_frame("proj/z4/cz4mty3fpn5prfu3clm47rsenxpymkf2hxm2k5fywuf5x65yo6sw_test.py(3): f"));
+  EXPECT_FALSE(is_library_frame("proj/ab/cache_helpers.py(3): f")) << "a short name is a user's file";
+  EXPECT_FALSE(is_library_frame("proj/zz/cz4mty3fpn5prfu3clm47rsenxpymkf2hxm2k5fywuf5x65yo6sw.py(3): f"))
+      << "the folder must be the hash's first two characters";
+}
+
 // with_stack + with_modules: the module tree, the user's frames, library frames folded.
 TEST(Blocks, ModulesAndStackFixture) {
   const auto e = testing::explain_file(blocks_fixture("blocks_modules_stack.json.gz"));

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "analysis/cpu/first_calls.hpp"
 #include "analysis/graph/what_if.hpp"
 #include "analysis/passes.hpp"
 #include "common/task_group.hpp"
@@ -55,6 +56,8 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   });
   jobs.run([&] { f.annotations = annotation_table(trace); });
   jobs.wait();
+  // Before anything reads steady_steps(): a step paying for new shapes is not a steady one.
+  f.first_calls = first_calls(trace, f);
   // A stepless trace's bound verdicts leave its start-up stretch out (steady_steps()).
   if (f.steps.empty() && f.cold_start.startup_end_ns > f.window.start_ns &&
       f.cold_start.startup_end_ns < f.window.end_ns) {

@@ -183,6 +183,19 @@ enum class ColdCauseKind : uint8_t {
 // The stable snake_case id of the evidence key "<id>_us": "module_loading", …
 std::string_view to_string(ColdCauseKind kind);
 
+// An op's first call on an input shape that took far longer than its usual calls
+// (analysis/cpu/first_calls.hpp).
+struct FirstCall {
+  EventId op = kNoEvent;
+  int64_t excess_ns = 0;   // its time (less compilation and host waits) beyond the op's usual
+  bool new_shape = false;  // the op ran before on another shape: work paid once per new shape
+  int step = -1;           // index into Facts::steps, -1 outside any
+};
+struct FirstCallFacts {
+  std::vector<FirstCall> calls;              // in time order
+  std::vector<int64_t> new_shape_per_step_ns;  // one per Facts::steps: first-seen-shape work inside it
+};
+
 struct ColdCause {
   ColdCauseKind kind = ColdCauseKind::FirstCallWork;
   uint64_t count = 0;
@@ -512,6 +525,7 @@ struct Facts {
   SyncFacts syncs;
   CopyFacts copies;
   ColdStartFacts cold_start;
+  FirstCallFacts first_calls;
   CompileFacts compile;
   ProfilerOverheadFacts profiler;
   RooflineFacts roofline;   // one entry per kernel row, plus the GPUs' ceilings

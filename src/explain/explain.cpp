@@ -103,7 +103,7 @@ struct Rule {
   bool reads_gpu_records;
 };
 constexpr Rule kRules[] = {
-    {rule_cold_start, false},      {rule_data_loading, false},      {rule_alloc_churn, false},
+    {rule_cold_start, false},      {rule_first_seen_shapes, false}, {rule_data_loading, false},      {rule_alloc_churn, false},
     {rule_warmup_trace, false},    {rule_step_bound, true},         {rule_cpu_bound, false},
     {rule_gpu_waits, true},        {rule_sync_wait, true},          {rule_host_sync_in_loop, true},
     {rule_launch_queue, true},     {rule_pageable_memcpy, true},    {rule_hidden_copy, true},

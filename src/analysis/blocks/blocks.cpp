@@ -58,7 +58,9 @@ constexpr uint32_t kNoBlock = UINT32_MAX - 1;         // measured, under no bloc
 constexpr uint32_t kNoBlockBackward = UINT32_MAX - 2;  // … and inside an autograd backward op
 bool is_block(uint32_t node) { return node < kNoBlockBackward; }
 
-enum class NameClass : uint8_t { NotBlock, Module, UserFrame, LibraryFrame };
+// LibraryAnnotation: a record_function torch itself opens around code it generated ("## Call
+// CompiledFxGraph <hash> ##"): folded into the block around it as a library frame is, never a block.
+enum class NameClass : uint8_t { NotBlock, Module, UserFrame, LibraryFrame, LibraryAnnotation };
 
 // The tree's nodes: blocks, and the library frames folded into them (nodes too, so that a block's
 // own time can be followed into the library code it runs; never blocks).
@@ -72,6 +74,7 @@ class TreeBuilder {
     annotation = false;
     const EventKind k = t_.kind[e];
     if (k == EventKind::UserAnnotation || (k == EventKind::CpuOp && (name_tests_.of(e) & kRecordFunctionName))) {
+      if (is_compiled_graph_call(t_.name_of(e))) return NameClass::LibraryAnnotation;
       annotation = !profiler_step(e);
       return NameClass::NotBlock;
     }
@@ -328,7 +331,7 @@ BlockFacts code_blocks(const Trace& t, const std::vector<StepFacts>& steps, cons
                           : c == NameClass::Module ? BlockKind::Module
                                                    : BlockKind::Function);
         if (tree.is_library(up)) add_at(blocks_beneath, up, t.dur_ns[e]);
-      } else if (c == NameClass::LibraryFrame && is_block(up)) {
+      } else if ((c == NameClass::LibraryFrame || c == NameClass::LibraryAnnotation) && is_block(up)) {
         node = tree.library_frame(up, t.name[e]);
       } else {
         new_call = false;

@@ -32,6 +32,24 @@ constexpr std::array<std::string_view, 32> kStandardLibrary = {
 constexpr std::array<std::string_view, 4> kGeneratedCodePaths = {"torchinductor_", "/.triton/", "triton/cache/",
                                                                  "torch_compile_debug/"};
 
+// Inductor names each module it writes after its hash, in a folder named after the hash's first
+// two characters: <cache>/z4/cz4mty3…6sw.py. Wherever TORCHINDUCTOR_CACHE_DIR puts the cache (a
+// folder inside the user's project), that name says the code is generated, not the folder.
+constexpr size_t kMinInductorHashChars = 40;  // sha256 in base32 is 52; a shorter name is a user's file
+
+bool is_inductor_module(std::string_view file) {
+  if (!file.ends_with(".py")) return false;
+  const size_t slash = file.rfind('/');
+  if (slash == std::string_view::npos || slash < 3 || file[slash - 3] != '/') return false;
+  const std::string_view folder = file.substr(slash - 2, 2);
+  std::string_view base = file.substr(slash + 1);
+  base.remove_suffix(3);
+  if (base.size() < 1 + kMinInductorHashChars || base[0] != 'c' || base.substr(1, 2) != folder) return false;
+  for (char ch : base.substr(1))
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))) return false;
+  return true;
+}
+
 // The first path component, without ".py": "torch/nn/x.py" → "torch", "enum.py" → "enum".
 std::string_view top_component(std::string_view file) {
   const size_t slash = file.find('/');
@@ -69,6 +87,7 @@ bool is_library_frame(std::string_view name) {
     return true;
   for (std::string_view p : kGeneratedCodePaths)
     if (f.file.find(p) != std::string_view::npos) return true;
+  if (is_inductor_module(f.file)) return true;
   const std::string_view top = top_component(f.file);
   for (std::string_view p : kLibraryPackages)
     if (top == p) return true;

@@ -5,11 +5,9 @@
 // - module and lazy loading, context creation and slow first uses are one-off by nature;
 // - allocation, stream/event creation and library set-up calls also run in steady steps: only
 //   what a step spends on them beyond the steps' median is one-off (none without steps);
-// - an op's first call with a given input shape (the outermost ops with shapes: inside compiled
-//   regions too), 3× slower than its usual calls and by
-//   200 µs or more (time claimed above and host waits inside it left out), is first-call work:
-//   a "first-seen shape" when the op already ran on another shape (cuDNN building a plan for a
-//   new sequence length), a "first call" otherwise (a library's handle and heuristics).
+// - an op's first call on an input shape far slower than its usual calls is first-call work
+//   (first_calls.hpp; time claimed above and host waits inside it left out): a "first-seen
+//   shape" or a "first call".
 // The profiler's own buffer requests are not the program's and are left out.
 #include "analysis/cpu/one_off_costs.hpp"
 
@@ -18,11 +16,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "analysis/core/median.hpp"
-#include "analysis/core/nearest_ancestor.hpp"
-#include "analysis/cpu/host_waits.hpp"
+#include "analysis/cpu/first_calls.hpp"
 #include "analysis/cpu/one_off_classes.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -31,12 +27,6 @@
 namespace whyslow {
 namespace {
 
-// A first call is first-call work when it takes at least 3× the op's usual time (cold_start's
-// outlier ratio: steady calls of one op vary well under 2×)…
-constexpr double kFirstCallRatio = 3.0;
-// …and at least 200 µs more: below that a slow first call is launch-scale jitter, not worth
-// listing (cold_start's kOutlierMinExcessNs, for the same reason).
-constexpr int64_t kFirstCallMinExcessNs = 200'000;
 // A step's recurring calls (allocation, library set-up) count as one-off only beyond the steps'
 // median by this much: their steady time jitters by tens of µs.
 constexpr int64_t kRecurringMinExcessNs = 100'000;
@@ -106,11 +96,6 @@ std::string recompile_causes(const Trace& t, const CompileFacts& c) {
                        out.empty() ? "" : "; ", same_input);
   return out;
 }
-
-struct TopOp {
-  EventId e;
-  int64_t own_ns;  // its time less what the classes claimed and the host waits inside it
-};
 
 }  // namespace
 
@@ -185,77 +170,22 @@ OneOffCosts one_off_costs(const Trace& t, const Facts& f) {
     out.parts.push_back(std::move(part));
   }
 
-  // First-call work, per judged op and input shape.
-  HostWaitNames waits(t);
-  std::vector<Interval> held = claimed;  // what the classes claimed and the host waits
-  for (EventId e = 0; e < t.size(); ++e)
-    if (is_host_api(t.kind[e]) && t.start_ns[e] >= from && t.start_ns[e] <= to && waits.of(e) != HostWait::None)
-      held.emplace_back(t.start_ns[e], t.end_ns(e));
+  // First-call work, per judged op and input shape (first_calls.hpp), less what the classes
+  // claimed and the host's waits.
+  std::vector<Interval> held = claimed;
+  const std::vector<Interval> waits = host_wait_intervals(t, from, to);
+  held.insert(held.end(), waits.begin(), waits.end());
   merge_intervals(held);
-  // The ops judged: the outermost ops with recorded input shapes, and the top-level ops with none
-  // above or below them. A shapeless wrapper (a "Torch-Compiled Region", a compiled graph's call)
-  // hides the ops inside it: the cuDNN plan a compiled model builds for a new sequence length is
-  // paid inside its SDPA call, which is not top level there.
-  auto dims_of = [&](EventId e) { return t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims; };
-  auto is_op = [&](EventId e) {
-    return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
-  };
-  NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
-  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && dims_of(a) != kNoName; });
-  NearestAncestor top_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && op_above.of(t.parent[a]) == kNoEvent; });
-  std::map<std::pair<NameId, NameId>, std::vector<TopOp>> by_shape;  // (name, input dims) → calls in time order
-  std::unordered_map<NameId, std::vector<TopOp>> by_name;
-  std::vector<EventId> tops;
-  std::set<EventId> wrappers;  // shapeless top-level ops with a judged op inside
-  for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
-      tops.push_back(e);
-      if (const EventId top = top_above.of(t.parent[e]); top != kNoEvent) wrappers.insert(top);
-    }
-  for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrappers.count(e))
-      tops.push_back(e);
-  std::sort(tops.begin(), tops.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
-  for (EventId e : tops) {
-    const NameId dims = dims_of(e);
-    const TopOp op{e, t.dur_ns[e] - covered_length(held, t.start_ns[e], t.end_ns(e))};
-    // Wholly inside a claimed class (the ops a compilation traces on fake tensors): the compile's
-    // work, not a call of the program's, neither a first call nor one to compare with.
-    if (op.own_ns <= 0) continue;
-    by_shape[{t.name[e], dims}].push_back(op);
-    by_name[t.name[e]].push_back(op);
-  }
   OneOffPart seen{"first_seen_shape", 0, 0, ""}, first{"first_call", 0, 0, ""};
   std::map<NameId, std::pair<int64_t, uint64_t>> seen_ops, first_ops;  // op name → (ns, calls)
-  std::unordered_map<EventId, bool> first_of_shape;
-  for (const auto& [key, calls] : by_shape) first_of_shape[calls.front().e] = true;
-  for (const auto& [key, calls] : by_shape) {
-    const TopOp& op = calls.front();
-    // The op's usual time: its later calls on this shape, else its calls on other shapes that
-    // were not first calls themselves.
-    std::vector<int64_t> usual;
-    for (size_t i = 1; i < calls.size(); ++i) usual.push_back(calls[i].own_ns);
-    bool ran_before = false;
-    for (const TopOp& other : by_name[key.first]) {
-      if (t.start_ns[other.e] < t.start_ns[op.e]) ran_before = true;
-      if (calls.size() == 1 && !first_of_shape.count(other.e)) usual.push_back(other.own_ns);
-    }
-    if (usual.empty()) continue;  // no call to compare with: no evidence either way
-    const int64_t typical = median(usual);
-    const int64_t excess = op.own_ns - typical;
-    if (excess < kFirstCallMinExcessNs || static_cast<double>(op.own_ns) < kFirstCallRatio * static_cast<double>(typical))
-      continue;
-    const bool new_shape = ran_before && key.second != kNoName;
-    // An op's first call in the trace is its first call in the program only near the trace's start:
-    // a trace recorded from step 1,009 of a run holds no first call after its first step.
-    if (!new_shape && !f.steps.empty() && t.start_ns[op.e] > f.steps.front().end_ns) continue;
-    OneOffPart& part = new_shape ? seen : first;
-    auto& per_op = (new_shape ? seen_ops : first_ops)[key.first];
-    per_op.first += excess;
+  for (const FirstCall& c : first_call_work(t, f.steps, from, to, held)) {
+    OneOffPart& part = c.new_shape ? seen : first;
+    auto& per_op = (c.new_shape ? seen_ops : first_ops)[t.name[c.op]];
+    per_op.first += c.excess_ns;
     ++per_op.second;
-    part.ns += excess;
+    part.ns += c.excess_ns;
     ++part.count;
-    if (const int s = step_containing(f.steps, t.start_ns[op.e]); s >= 0) out.per_step_ns[s] += excess;
+    if (c.step >= 0) out.per_step_ns[c.step] += c.excess_ns;
   }
   for (auto [part, ops] : {std::pair{&seen, &seen_ops}, std::pair{&first, &first_ops}}) {
     if (part->ns <= 0) continue;

@@ -35,10 +35,29 @@ std::string_view to_string(TraceKind k) {
   return "";
 }
 
+namespace {
+
+// A step whose first-seen-shape work (Facts::first_calls) is 5 % of it or more is not steady: the
+// diff's threshold for a step carrying one-off costs (step_profile.cpp), the noise floor of a
+// step's time being a few %.
+constexpr double kNewShapeStepShare = 0.05;
+// …while at least two steps are left: one step is no median.
+constexpr size_t kMinSteadySteps = 2;
+
+}  // namespace
+
 std::vector<const StepFacts*> steady_steps(const Facts& f) {
-  std::vector<const StepFacts*> out;
-  for (size_t i = 0; i < f.steps.size(); ++i)
-    if (static_cast<int>(i) != f.cold_start.step_index) out.push_back(&f.steps[i]);
+  std::vector<const StepFacts*> out, warm;
+  for (size_t i = 0; i < f.steps.size(); ++i) {
+    if (static_cast<int>(i) == f.cold_start.step_index) continue;
+    out.push_back(&f.steps[i]);
+    const std::vector<int64_t>& seen = f.first_calls.new_shape_per_step_ns;
+    if (i >= seen.size() || static_cast<double>(seen[i]) < kNewShapeStepShare * static_cast<double>(f.steps[i].duration_ns))
+      warm.push_back(&f.steps[i]);
+  }
+  // Steps paying for shapes seen for the first time (a serving loop's new lengths) leave the
+  // steady state while enough steps remain to tell it.
+  if (warm.size() >= kMinSteadySteps && warm.size() < out.size()) out = warm;
   if (f.steps.empty() && f.steady_window.duration_ns > 0) out.push_back(&f.steady_window);
   else if (f.steps.empty() && f.window.duration_ns > 0) out.push_back(&f.window);
   return out;

@@ -15,7 +15,8 @@ enum class TraceKind : uint8_t { Steady, GraphCapture, CompileWarmup };
 TraceKind trace_kind(const Facts& facts);
 std::string_view to_string(TraceKind kind);  // "steady", "graph_capture", "compile_warmup"
 
-// All steps but the cold-start outlier; the whole trace as one window when the trace has no
+// All steps but the cold-start outlier and, while two or more remain, the steps paying for
+// first-seen input shapes (≥ 5 % of the step: Facts::first_calls); the whole trace as one window when the trace has no
 // ProfilerStep annotations, less its start-up stretch where it has one (Facts::steady_window).
 std::vector<const StepFacts*> steady_steps(const Facts& facts);
 

@@ -1,0 +1,117 @@
+#include "analysis/cpu/first_calls.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/core/median.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
+#include "analysis/cpu/host_waits.hpp"
+#include "analysis/steps/steady_steps.hpp"
+
+namespace whyslow {
+namespace {
+
+// A first call is first-call work when it takes at least 3× the op's usual time (cold_start's
+// outlier ratio: steady calls of one op vary well under 2×)…
+constexpr double kFirstCallRatio = 3.0;
+// …and at least 200 µs more: below that a slow first call is launch-scale jitter, not worth
+// listing (cold_start's kOutlierMinExcessNs, for the same reason).
+constexpr int64_t kFirstCallMinExcessNs = 200'000;
+
+struct JudgedCall {
+  EventId e;
+  int64_t own_ns;  // its time less the time already explained inside it
+};
+
+}  // namespace
+
+std::vector<Interval> host_wait_intervals(const Trace& t, int64_t from, int64_t to) {
+  HostWaitNames waits(t);
+  std::vector<Interval> out;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_host_api(t.kind[e]) && t.start_ns[e] >= from && t.start_ns[e] <= to && waits.of(e) != HostWait::None)
+      out.emplace_back(t.start_ns[e], t.end_ns(e));
+  merge_intervals(out);
+  return out;
+}
+
+std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFacts>& steps, int64_t from, int64_t to,
+                                       const std::vector<Interval>& held) {
+  // A shapeless wrapper (a "Torch-Compiled Region", a compiled graph's call) hides the ops inside
+  // it: the cuDNN plan a compiled model builds for a new sequence length is paid inside its SDPA
+  // call, which is not top level there.
+  auto dims_of = [&](EventId e) { return t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims; };
+  auto is_op = [&](EventId e) {
+    return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
+  };
+  NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
+  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && dims_of(a) != kNoName; });
+  NearestAncestor top_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && op_above.of(t.parent[a]) == kNoEvent; });
+  std::vector<EventId> judged;
+  std::set<EventId> wrappers;  // shapeless top-level ops with a judged op inside
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_op(e) && dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
+      judged.push_back(e);
+      if (const EventId top = top_above.of(t.parent[e]); top != kNoEvent) wrappers.insert(top);
+    }
+  for (EventId e = 0; e < t.size(); ++e)
+    if (is_op(e) && dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrappers.count(e)) judged.push_back(e);
+  std::sort(judged.begin(), judged.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
+
+  std::map<std::pair<NameId, NameId>, std::vector<JudgedCall>> by_shape;  // (name, input dims) → calls in time order
+  std::unordered_map<NameId, std::vector<JudgedCall>> by_name;
+  for (EventId e : judged) {
+    const JudgedCall call{e, t.dur_ns[e] - covered_length(held, t.start_ns[e], t.end_ns(e))};
+    // Wholly inside time already explained (the ops a compilation traces on fake tensors): the
+    // compile's work, not a call of the program's, neither a first call nor one to compare with.
+    if (call.own_ns <= 0) continue;
+    by_shape[{t.name[e], dims_of(e)}].push_back(call);
+    by_name[t.name[e]].push_back(call);
+  }
+  std::unordered_map<EventId, bool> first_of_shape;
+  for (const auto& [key, calls] : by_shape) first_of_shape[calls.front().e] = true;
+  std::vector<FirstCall> out;
+  for (const auto& [key, calls] : by_shape) {
+    const JudgedCall& first = calls.front();
+    // The op's usual time: its later calls on this shape, else its calls on other shapes that
+    // were not first calls themselves.
+    std::vector<int64_t> usual;
+    for (size_t i = 1; i < calls.size(); ++i) usual.push_back(calls[i].own_ns);
+    bool ran_before = false;
+    for (const JudgedCall& other : by_name[key.first]) {
+      if (t.start_ns[other.e] < t.start_ns[first.e]) ran_before = true;
+      if (calls.size() == 1 && !first_of_shape.count(other.e)) usual.push_back(other.own_ns);
+    }
+    if (usual.empty()) continue;  // no call to compare with: no evidence either way
+    const int64_t typical = median(usual);
+    const int64_t excess = first.own_ns - typical;
+    if (excess < kFirstCallMinExcessNs || static_cast<double>(first.own_ns) < kFirstCallRatio * static_cast<double>(typical))
+      continue;
+    const bool new_shape = ran_before && key.second != kNoName;
+    // An op's first call in the trace is its first call in the program only near the trace's start:
+    // a trace recorded from step 1,009 of a run holds no first call after its first step.
+    if (!new_shape && !steps.empty() && t.start_ns[first.e] > steps.front().end_ns) continue;
+    out.push_back({first.e, excess, new_shape, step_containing(steps, t.start_ns[first.e])});
+  }
+  std::sort(out.begin(), out.end(), [&](const FirstCall& a, const FirstCall& b) { return t.start_ns[a.op] < t.start_ns[b.op]; });
+  return out;
+}
+
+FirstCallFacts first_calls(const Trace& t, const Facts& f) {
+  FirstCallFacts out;
+  out.new_shape_per_step_ns.assign(f.steps.size(), 0);
+  const int64_t from = f.steps.empty() ? f.window.start_ns : f.steps.front().start_ns;
+  const int64_t to = f.steps.empty() ? f.window.end_ns : f.steps.back().end_ns;
+  if (to <= from) return out;
+  std::vector<Interval> held = host_wait_intervals(t, from, to);
+  for (const Compilation& c : f.compile.compilations) held.emplace_back(c.start_ns, c.end_ns);
+  merge_intervals(held);
+  out.calls = first_call_work(t, f.steps, from, to, held);
+  for (const FirstCall& c : out.calls)
+    if (c.new_shape && c.step >= 0) out.new_shape_per_step_ns[c.step] += c.excess_ns;
+  return out;
+}
+
+}  // namespace whyslow
