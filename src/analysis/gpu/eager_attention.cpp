@@ -36,6 +36,7 @@ bool nested(const Trace& t, EventId e) {
 }
 
 // A shape as (product of the leading sizes, second-last, last): [B, H, T, T] and [B·H, T, T] agree.
+// The callers pass only shapes impossible_shapes() accepts: every product here is within 2^40.
 struct Flat {
   int64_t batch = 0, rows = 0, cols = 0;
   bool operator==(const Flat&) const = default;
@@ -51,7 +52,8 @@ std::optional<Flat> flat(const std::vector<int64_t>& d) {
 std::optional<std::pair<OpInput, OpInput>> operands(const Trace& t, EventId op) {
   auto in = op_inputs(t, op);
   const size_t first = t.name_of(op) == "aten::baddbmm" ? 1 : 0;
-  if (!in || in->size() < first + 2 || !(*in)[first].is_tensor() || !(*in)[first + 1].is_tensor()) return std::nullopt;
+  // Shapes no tensor has (2^40 × 2^40) would overflow the products below.
+  if (!in || impossible_shapes(*in) || in->size() < first + 2 || !(*in)[first].is_tensor() || !(*in)[first + 1].is_tensor()) return std::nullopt;
   return std::make_pair((*in)[first], (*in)[first + 1]);
 }
 
@@ -90,7 +92,7 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const RooflineFacts&
         continue;
       const auto sm_in = op_inputs(t, sm);
       const auto a = operands(t, qk), b = operands(t, pv);
-      if (!sm_in || sm_in->empty() || !(*sm_in)[0].is_tensor() || !a || !b) continue;
+      if (!sm_in || sm_in->empty() || impossible_shapes(*sm_in) || !(*sm_in)[0].is_tensor() || !a || !b) continue;
       const OpInput& scores = (*sm_in)[0];
       const auto s = flat(scores.dims);
       const auto produced = product_shape(a->first, a->second);

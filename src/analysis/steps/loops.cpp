@@ -225,7 +225,8 @@ bool runs_backward(const Trace& t, TrackId thread, int64_t start, int64_t end) {
 std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, EventId embedding) {
   if (embedding == kNoEvent) return std::nullopt;
   const auto in = op_inputs(t, embedding);
-  if (!in || in->size() < 2 || (*in)[1].dims.size() != 2) return std::nullopt;
+  // A shape no tensor has (2^40 × 2^40 token ids) would overflow B·S.
+  if (!in || in->size() < 2 || (*in)[1].dims.size() != 2 || !element_count((*in)[1].dims)) return std::nullopt;
   return std::make_pair((*in)[1].dims[0], (*in)[1].dims[1]);
 }
 
