@@ -35,6 +35,7 @@
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "analysis/core/name_memo.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/event_names.hpp"
 #include "analysis/passes.hpp"
 #include "trace/steps.hpp"
@@ -184,11 +185,9 @@ void credit_gpu(const Trace& t, BlockRow& r, EventId gpu) {
 // that shares its sequence number.
 void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const std::vector<uint32_t>& node_of,
                      TreeBuilder& tree, int64_t& basis_ns) {
-  auto outermost = [&](EventId e) {  // no backward op around it
-    for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
-      if (backward_op[a]) return false;
-    return true;
-  };
+  // The backward op nearest around an event, memoized: 90,000 nested events are walked once.
+  NearestAncestor backward_around(t, [&](EventId a) { return static_cast<bool>(backward_op[a]); });
+  auto outermost = [&](EventId e) { return backward_around.of(t.parent[e]) == kNoEvent; };  // none around it
   for (const EventId e : t.backward_ops)
     if (outermost(e) && node_of[e] != kOutside) basis_ns += t.dur_ns[e];
   if (t.backward_ops.empty()) return;
@@ -207,11 +206,30 @@ void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const
     if (!outermost(e) || node_of[e] == kOutside) continue;
     if (BlockRow* r = block_of(e)) r->backward_cpu_ns += t.dur_ns[e], ++r->backward_ops;
   }
+  // A backward op → the outermost backward op around it (itself when none), memoized along each
+  // path up, so launches under a deep chain of backward ops do not each climb it.
+  std::unordered_map<EventId, EventId> top;
+  std::vector<EventId> path;
+  const auto outermost_of = [&](EventId a) {
+    EventId r = a;
+    path.clear();
+    for (;;) {
+      if (const auto it = top.find(r); it != top.end()) {
+        r = it->second;
+        break;
+      }
+      path.push_back(r);
+      const EventId up = backward_around.of(t.parent[r]);
+      if (up == kNoEvent) break;
+      r = up;
+    }
+    for (const EventId p : path) top[p] = r;
+    return r;
+  };
   for (EventId g = 0; g < t.size(); ++g) {
     if (!is_gpu_activity(t.kind[g]) || t.launch_link[g] == kNoEvent) continue;
-    EventId op = kNoEvent;  // the outermost backward op around the launch
-    for (EventId a = t.parent[t.launch_link[g]]; a != kNoEvent; a = t.parent[a])
-      if (backward_op[a]) op = a;
+    const EventId nearest = backward_around.of(t.parent[t.launch_link[g]]);
+    const EventId op = nearest == kNoEvent ? kNoEvent : outermost_of(nearest);  // the outermost backward op around the launch
     if (op == kNoEvent || node_of[op] == kOutside) continue;
     if (BlockRow* r = block_of(op)) {
       r->backward_gpu_ns += t.dur_ns[g];

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/op_inputs.hpp"
 #include "analysis/passes.hpp"
 
@@ -28,12 +29,22 @@ bool is_softmax_family(std::string_view n) {
 }
 bool is_family(std::string_view n) { return is_matmul_family(n) || is_softmax_family(n); }
 
-// Inside another op of either family (aten::matmul's own aten::bmm, softmax's _softmax).
-bool nested(const Trace& t, EventId e) {
-  for (EventId p = t.parent[e]; p != kNoEvent && t.kind[p] == EventKind::CpuOp; p = t.parent[p])
-    if (is_family(t.name_of(p))) return true;
-  return false;
-}
+// Inside another op of either family (aten::matmul's own aten::bmm, softmax's _softmax), within
+// the ops directly around it: the nearest ancestor that is such an op or no op at all says,
+// memoized, so a chain of 90,000 nested ops is walked once.
+class Nested {
+ public:
+  explicit Nested(const Trace& t)
+      : t_(t), stop_(t, [&t](EventId a) { return t.kind[a] != EventKind::CpuOp || is_family(t.name_of(a)); }) {}
+  bool of(EventId e) {
+    const EventId a = stop_.of(t_.parent[e]);
+    return a != kNoEvent && t_.kind[a] == EventKind::CpuOp;
+  }
+
+ private:
+  const Trace& t_;
+  NearestAncestor stop_;
+};
 
 // A shape as (product of the leading sizes, second-last, last): [B, H, T, T] and [B·H, T, T] agree.
 // The callers pass only shapes impossible_shapes() accepts: every product here is within 2^40.
@@ -81,11 +92,12 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const RooflineFacts&
   });
 
   std::map<std::vector<int64_t>, EagerAttention> groups;  // by the scores' dims
+  Nested nested(t);
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     if (t.tracks[tr].kind != TrackKind::Cpu) continue;
     std::vector<EventId> seq;  // outermost family ops, in time order
     for (EventId e : t.tracks[tr].events)
-      if (t.kind[e] == EventKind::CpuOp && is_family(t.name_of(e)) && !nested(t, e)) seq.push_back(e);
+      if (t.kind[e] == EventKind::CpuOp && is_family(t.name_of(e)) && !nested.of(e)) seq.push_back(e);
     for (size_t i = 1; i + 1 < seq.size(); ++i) {
       const EventId qk = seq[i - 1], sm = seq[i], pv = seq[i + 1];
       if (!is_softmax_family(t.name_of(sm)) || !is_matmul_family(t.name_of(qk)) || !is_matmul_family(t.name_of(pv)))

@@ -29,33 +29,42 @@ bool is_backward_frame(const Trace& t, EventId e) {
 }
 
 // Each memory record's context, by its index in Trace::memory: one sweep per thread that has
-// records, with the stack of events open at each record (the nesting torch's op tree uses).
+// records, with the stack of events open at each record (the nesting torch's op tree uses) and,
+// beside each, the context it and the events below it give. A record reads the top's: walking the
+// whole stack at each record was quadratic under 90,000 nested events.
 std::vector<AllocationContext> record_contexts(const Trace& t) {
   std::vector<AllocationContext> out(t.memory.size());
   std::vector<EventId> open;
+  std::vector<AllocationContext> context;  // per entry of `open`
   for (const Track& tr : t.tracks) {
     const bool has_records = std::any_of(tr.events.begin(), tr.events.end(), [&](EventId e) {
       return t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX;
     });
     if (!has_records) continue;
     open.clear();
+    context.clear();
+    const auto pop = [&] {
+      open.pop_back();
+      context.pop_back();
+    };
     for (EventId e : tr.events) {
       const int64_t start = t.start_ns[e];
       if (t.kind[e] != EventKind::Instant) {
-        while (!open.empty() && !(t.start_ns[open.back()] <= start && t.end_ns(e) <= t.end_ns(open.back())))
-          open.pop_back();
+        while (!open.empty() && !(t.start_ns[open.back()] <= start && t.end_ns(e) <= t.end_ns(open.back()))) pop();
+        // The innermost op and block: this event where it is one, else what was open around it.
+        AllocationContext c = context.empty() ? AllocationContext{} : context.back();
+        if (t.kind[e] == EventKind::CpuOp) {
+          c.op = e;
+          c.backward = c.backward || is_backward_frame(t, e);
+        }
+        if (t.kind[e] == EventKind::UserAnnotation && !is_profiler_step(t, e)) c.block = e;
         open.push_back(e);
+        context.push_back(c);
         continue;
       }
       if (t.detail[e] == UINT32_MAX) continue;
-      while (!open.empty() && t.end_ns(open.back()) < start) open.pop_back();
-      AllocationContext& c = out[t.detail[e]];
-      for (auto it = open.rbegin(); it != open.rend(); ++it) {
-        const EventId a = *it;
-        if (c.op == kNoEvent && t.kind[a] == EventKind::CpuOp) c.op = a;
-        if (c.block == kNoEvent && t.kind[a] == EventKind::UserAnnotation && !is_profiler_step(t, a)) c.block = a;
-        if (!c.backward && t.kind[a] == EventKind::CpuOp) c.backward = is_backward_frame(t, a);
-      }
+      while (!open.empty() && t.end_ns(open.back()) < start) pop();
+      if (!context.empty()) out[t.detail[e]] = context.back();
     }
   }
   return out;

@@ -73,8 +73,10 @@ constexpr double kMinLoopShare = 0.5;
 
 std::vector<EventId> children(const Trace& t, EventId parent) {
   const std::vector<EventId>& ev = t.tracks[t.track[parent]].events;
-  auto it = std::lower_bound(ev.begin(), ev.end(), t.start_ns[parent],
-                             [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  // From just after the parent itself (the track is in nests_before order): events sharing its
+  // start before it are not its children, and N identical events nested in a chain made scanning
+  // them at every level quadratic.
+  auto it = std::upper_bound(ev.begin(), ev.end(), parent, [&](EventId a, EventId b) { return t.nests_before(a, b); });
   std::vector<EventId> out;
   const int64_t end = t.end_ns(parent);
   while (it != ev.end() && t.start_ns[*it] <= end) {
@@ -117,7 +119,10 @@ std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step,
   std::vector<EventId> kids = children_of(t, block, thread);
   while (!kids.empty()) {
     const EventId longest = longest_of(t, kids);
-    if (static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids))) break;
+    // A child of no duration fills nothing: nothing below it can split the block's time.
+    if (t.dur_ns[longest] <= 0 ||
+        static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids)))
+      break;
     std::vector<EventId> next = children(t, longest);
     if (next.empty()) break;
     block = longest;
