@@ -33,17 +33,15 @@ constexpr int kSmall = 10'000, kLarge = 100'000;
 // regression fails by its ratio (3,000: about a minute) rather than by exhausting the machine.
 constexpr int kSmallSteps = 300, kLargeSteps = 3'000;
 
-std::string x_event(const std::string& cat, const std::string& name, int64_t ts, int64_t dur, const std::string& args = "") {
+std::string x_event(const std::string& cat, const std::string& name, int64_t ts, int64_t dur) {
   return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) +
-         R"(,"dur":)" + std::to_string(dur) + (args.empty() ? "" : R"(,"args":{)" + args + "}") + "}";
+         R"(,"dur":)" + std::to_string(dur) + "}";
 }
 
-// N identical ops at one start, nesting in a chain inside one step (and two steps after it, so
-// the trace has steps to compare).
+// N identical ops at one start, nesting in a chain, in a trace without steps: the loop search
+// descends the chain, each event filling its parent.
 std::string identical_chain(int n) {
   std::vector<std::string> events;
-  for (int s = 0; s < 3; ++s)
-    events.push_back(x_event("user_annotation", "ProfilerStep#" + std::to_string(s), 1'000'000 * s, 900'000));
   for (int i = 0; i < n; ++i) events.push_back(x_event("cpu_op", "aten::matmul", 10, 1000));
   return trace_json(events);
 }
@@ -56,28 +54,46 @@ std::string nested_steps(int n) {
   return trace_json(events);
 }
 
-// A chain N deep of distinct events (each 1 µs inside the last) whose names the ancestor-walking
-// passes look for: matmul-family ops, autograd's backward frames, record_function blocks,
-// DataLoader spans, compiled regions; an allocation at every level and a launch at the bottom.
-std::string deep_chain(int n) {
-  static const std::vector<std::string> names = {
-      "aten::bmm", "autograd::engine::evaluate_function: MmBackward0", "block",
-      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "Torch-Compiled Region: 0/0"};
+// Two chains N deep in a slow first step: on thread 1 record_function blocks, on thread 2 ops
+// (aten::add). Each level holds a leaf whose pass walked every ancestor up to the root: on thread 1
+// an op (cold start's top-level test), a DataLoader span, a compiled region, a kernel launch (and an
+// allocation at every level: memory's record contexts); on thread 2 a softmax (eager attention).
+// Two short steps follow, for the cold start to compare with.
+std::string deep_chains(int n) {
+  static const std::vector<std::string> leaves = {
+      "aten::mul", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "Torch-Compiled Region: 0/0",
+      "cudaLaunchKernel"};
+  const auto event = [](const std::string& cat, const std::string& name, int tid, double ts, double dur,
+                        const std::string& args = "") {
+    return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":1,"tid":)" + std::to_string(tid) +
+           R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
+           (args.empty() ? "" : R"(,"args":{)" + args + "}") + "}";
+  };
   std::vector<std::string> events;
-  const int64_t span = 2 * static_cast<int64_t>(n) + 100;
-  for (int s = 0; s < 3; ++s) events.push_back(x_event("user_annotation", "ProfilerStep#" + std::to_string(s), s * span, span - 1));
-  for (int i = 0; i < n; ++i) {
-    const std::string& name = names[i % names.size()];
-    const std::string cat = name == "block" ? "user_annotation" : "cpu_op";
-    events.push_back(x_event(cat, name, 1 + i, span - 3 - 2 * static_cast<int64_t>(i), R"("Fwd thread id":1,"Sequence number":)" + std::to_string(i)));
-    events.push_back(R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"s":"t","ts":)" +
-                     std::to_string(1 + i) + R"(,"args":{"Addr":)" + std::to_string(4096 + i) +
-                     R"(,"Bytes":1024,"Device Id":0,"Device Type":1}})");
+  const double depth_us = 4.0 * n;
+  events.push_back(event("user_annotation", "ProfilerStep#0", 1, 0, depth_us + 200));
+  for (int s = 1; s <= 2; ++s) {
+    const double at = depth_us + 300 + 100 * s;
+    events.push_back(event("user_annotation", "ProfilerStep#" + std::to_string(s), 1, at, 50));
+    events.push_back(event("cpu_op", "aten::mul", 1, at + 1, 10));
   }
-  for (int k = 0; k < 50; ++k) {
-    events.push_back(x_event("cuda_runtime", "cudaLaunchKernel", n + 1, 1, R"("correlation":)" + std::to_string(k + 1)));
-    events.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(n + 5 + k) +
-                     R"(,"dur":1,"args":{"correlation":)" + std::to_string(k + 1) + R"(,"device":0,"stream":7}})");
+  for (int i = 0; i < n; ++i) {
+    // Level i spans [100 + 2i, 100 + 4n − 2i]; its leaf sits before level i + 1 starts.
+    const double at = 100 + 2.0 * i, dur = depth_us - 4.0 * i, leaf = at + 1;
+    events.push_back(event("user_annotation", "layer", 1, at, dur));
+    events.push_back(event("cpu_op", "aten::add", 2, at, dur));
+    events.push_back(event("cpu_op", "aten::softmax", 2, leaf, 0.5));
+    const std::string& name = leaves[i % leaves.size()];
+    if (name == "cudaLaunchKernel") {
+      events.push_back(event("cuda_runtime", name, 1, leaf, 0.5, R"("correlation":)" + std::to_string(i + 1)));
+      events.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(leaf + 3) +
+                       R"(,"dur":1,"args":{"correlation":)" + std::to_string(i + 1) + R"(,"device":0,"stream":7}})");
+    } else {
+      events.push_back(event("cpu_op", name, 1, leaf, 0.5));
+    }
+    events.push_back(R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"s":"t","ts":)" +
+                     std::to_string(leaf + 0.2) + R"(,"args":{"Addr":)" + std::to_string(4096 + i) +
+                     R"(,"Bytes":1024,"Device Id":0,"Device Type":1}})");
   }
   return trace_json(events);
 }
@@ -115,7 +131,9 @@ TEST(HostileNestingScaling, ProfilerStepsNestedInsideEachOther) {
   EXPECT_EQ(analyze(t).steps.size(), 1u);
 }
 
-TEST(HostileNestingScaling, DeepChainOfNamesTheAncestorWalkingPassesLookFor) { expect_linear("deep chain", deep_chain); }
+TEST(HostileNestingScaling, DeepChainsUnderTheLeavesTheAncestorWalkingPassesLookFor) {
+  expect_linear("deep chains", deep_chains);
+}
 
 }  // namespace
 }  // namespace whyslow
