@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/facts.hpp"
+#include "diff/diff.hpp"
 #include "explain/finding.hpp"
 #include "loader_test_util.hpp"
 #include "trace/load_trace.hpp"
@@ -98,6 +99,32 @@ std::string deep_chains(int n) {
   return trace_json(events);
 }
 
+// Four steps, each holding a chain of N/4 nested ops (aten::add, compiled regions between) with a
+// kernel launched at every level: what `diff` walks up from in the steps it compares (the ATen
+// ops around each launch, whether a compiled region encloses a call).
+std::string steps_of_deep_chains(int n) {
+  std::vector<std::string> events;
+  const int depth = n / 4;
+  int correlation = 0;
+  for (int s = 0; s < 4; ++s) {
+    const double step_at = s * (4.0 * depth + 1000);
+    const auto event = [&](const std::string& cat, const std::string& name, double ts, double dur, const std::string& args) {
+      return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":1,"tid":1,"ts":)" +
+             std::to_string(step_at + ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":{)" + args + "}}";
+    };
+    events.push_back(event("user_annotation", "ProfilerStep#" + std::to_string(s), 0, 4.0 * depth + 500, ""));
+    for (int i = 0; i < depth; ++i) {
+      const double at = 100 + 2.0 * i;
+      events.push_back(event("cpu_op", i % 7 == 3 ? "Torch-Compiled Region: 0/0" : "aten::add", at, 4.0 * depth - 4.0 * i, ""));
+      ++correlation;
+      events.push_back(event("cuda_runtime", "cudaLaunchKernel", at + 1, 0.5, R"("correlation":)" + std::to_string(correlation)));
+      events.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(step_at + at + 1.2) +
+                       R"(,"dur":0.1,"args":{"correlation":)" + std::to_string(correlation) + R"(,"device":0,"stream":7}})");
+    }
+  }
+  return trace_json(events);
+}
+
 // The fastest of three loads and analyses of the trace `make(n)` writes, in seconds.
 double seconds(const std::function<std::string(int)>& make, int n) {
   TempDir dir;
@@ -108,6 +135,20 @@ double seconds(const std::function<std::string(int)>& make, int n) {
     const Trace t = load_trace(path);
     const Facts f = analyze(t);
     const std::vector<Finding> findings = explain(t, f);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+// The fastest of three diffs of the trace `make(n)` writes against itself, in seconds.
+double diff_seconds(const std::function<std::string(int)>& make, int n) {
+  TempDir dir;
+  const Trace t = load_trace(dir.write("t.json", make(n)));
+  const Facts f = analyze(t);
+  double best = 1e300;
+  for (int run = 0; run < 3; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    const Diff d = diff_traces(t, f, t, f);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
@@ -129,6 +170,12 @@ TEST(HostileNestingScaling, ProfilerStepsNestedInsideEachOther) {
   TempDir dir;
   const Trace t = load_trace(dir.write("steps.json", nested_steps(100)));
   EXPECT_EQ(analyze(t).steps.size(), 1u);
+}
+
+TEST(HostileNestingScaling, DiffOfStepsHoldingDeepChains) {
+  const double small = diff_seconds(steps_of_deep_chains, kSmall), large = diff_seconds(steps_of_deep_chains, kLarge);
+  std::printf("diff of deep chains: n = %d %.4f s, n = %d %.4f s, ratio %.1f\n", kSmall, small, kLarge, large, large / small);
+  EXPECT_LT(large / small, kMaxTimeRatio);
 }
 
 TEST(HostileNestingScaling, DeepChainsUnderTheLeavesTheAncestorWalkingPassesLookFor) {

@@ -206,30 +206,9 @@ void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const
     if (!outermost(e) || node_of[e] == kOutside) continue;
     if (BlockRow* r = block_of(e)) r->backward_cpu_ns += t.dur_ns[e], ++r->backward_ops;
   }
-  // A backward op → the outermost backward op around it (itself when none), memoized along each
-  // path up, so launches under a deep chain of backward ops do not each climb it.
-  std::unordered_map<EventId, EventId> top;
-  std::vector<EventId> path;
-  const auto outermost_of = [&](EventId a) {
-    EventId r = a;
-    path.clear();
-    for (;;) {
-      if (const auto it = top.find(r); it != top.end()) {
-        r = it->second;
-        break;
-      }
-      path.push_back(r);
-      const EventId up = backward_around.of(t.parent[r]);
-      if (up == kNoEvent) break;
-      r = up;
-    }
-    for (const EventId p : path) top[p] = r;
-    return r;
-  };
   for (EventId g = 0; g < t.size(); ++g) {
     if (!is_gpu_activity(t.kind[g]) || t.launch_link[g] == kNoEvent) continue;
-    const EventId nearest = backward_around.of(t.parent[t.launch_link[g]]);
-    const EventId op = nearest == kNoEvent ? kNoEvent : outermost_of(nearest);  // the outermost backward op around the launch
+    const EventId op = backward_around.outermost(t.parent[t.launch_link[g]]);  // the outermost backward op around the launch
     if (op == kNoEvent || node_of[op] == kOutside) continue;
     if (BlockRow* r = block_of(op)) {
       r->backward_gpu_ns += t.dur_ns[g];
