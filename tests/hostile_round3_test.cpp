@@ -72,8 +72,20 @@ TEST(HostileRound3, ConvIntegersThatAreNotInt64GetNoModelNotAnException) {
     const OpModel m = model_op("aten::conv2d", {tensor({1, 3, 56, 56}), tensor({8, 3, 3, 3}), scalar(""),
                                                 scalar(stride), scalar("0"), scalar("1"), scalar("1")});
     EXPECT_FALSE(m.ok);
-    EXPECT_EQ(report::describe_no_model(m.why_not), "aten::conv2d: stride, padding or dilation not recorded");
+    EXPECT_EQ(report::describe_no_model(m.why_not), "aten::conv2d: a stride not made of int64 values, which no convolution has");
   }
+  // The other integer arguments too; a stride not written at all is "not recorded".
+  const auto conv = [](const std::string& padding, const std::string& groups) {
+    return report::describe_no_model(model_op("aten::conv2d", {tensor({1, 3, 56, 56}), tensor({8, 3, 3, 3}), scalar(""),
+                                                                scalar("1"), scalar(padding), scalar("1"), scalar(groups)})
+                                         .why_not);
+  };
+  EXPECT_EQ(conv("[99999999999999999999, 0]", "1"), "aten::conv2d: a padding not made of int64 values, which no convolution has");
+  EXPECT_EQ(conv("0", "1e400"), "aten::conv2d: a groups not made of int64 values, which no convolution has");
+  EXPECT_EQ(report::describe_no_model(model_op("aten::conv2d", {tensor({1, 3, 56, 56}), tensor({8, 3, 3, 3}), scalar(""),
+                                                                scalar(""), scalar("0"), scalar("1"), scalar("1")})
+                                          .why_not),
+            "aten::conv2d: stride, padding or dilation not recorded");
   // A valid conv still has its model: ⌊(56 − 2 − 1)/2⌋ + 1 = 27.
   const OpModel ok = model_op("aten::conv2d", {tensor({1, 3, 56, 56}), tensor({8, 3, 3, 3}), scalar(""), scalar("2"),
                                                scalar("0"), scalar("1"), scalar("1")});

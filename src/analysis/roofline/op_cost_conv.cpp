@@ -102,18 +102,28 @@ OpModel model_conv(std::string_view name, const std::vector<OpInput>& in) {
   const std::string& pad_text = in[args->padding].concrete;
   const bool same = pad_text == "same";  // conv2d(padding="same"): the output keeps the input's size
   auto padding = pad_text == "valid" ? std::vector<int64_t>(rank, 0) : per_dim(in[args->padding], rank);
-  std::vector<int64_t> output_padding(rank, 0);
-  if (args->output_padding >= 0)
-    if (auto op = per_dim(in[args->output_padding], rank)) output_padding = *op;
-  if (!stride || !dilation || (!same && !padding))
-    return no_model(NoModelReason::ConvParamsNotRecorded, fmt::format("aten::{}", name));
-  int64_t groups = 1;
-  if (args->groups >= 0)
-    if (auto g = per_dim(in[args->groups], 1)) groups = (*g)[0];
   const auto impossible = [&](std::string what) {
     return no_model(NoModelReason::ImpossibleConvParams, fmt::format("aten::{}", name), std::move(what));
   };
-  if (std::string bad = impossible_params(*stride, *dilation, same ? nullptr : &*padding, output_padding, groups);
+  // A value written but not read as integers (30 digits, text) is not "not recorded": say which.
+  const auto unreadable = [&](const std::optional<std::vector<int64_t>>& value, int arg, const char* what) {
+    return !value && arg >= 0 && !in[arg].concrete.empty() ? fmt::format("a {} not made of int64 values", what) : "";
+  };
+  std::optional<std::vector<int64_t>> output_padding(std::vector<int64_t>(rank, 0));
+  if (args->output_padding >= 0 && !in[args->output_padding].concrete.empty())
+    output_padding = per_dim(in[args->output_padding], rank);
+  std::optional<std::vector<int64_t>> groups(std::vector<int64_t>{1});
+  if (args->groups >= 0 && !in[args->groups].concrete.empty()) groups = per_dim(in[args->groups], 1);
+  for (std::string bad : {unreadable(stride, static_cast<int>(args->stride), "stride"),
+                          unreadable(dilation, static_cast<int>(args->dilation), "dilation"),
+                          same ? "" : unreadable(padding, static_cast<int>(args->padding), "padding"),
+                          unreadable(output_padding, args->output_padding, "output_padding"),
+                          unreadable(groups, args->groups, "groups")})
+    if (!bad.empty()) return impossible(std::move(bad));
+  if (!stride || !dilation || (!same && !padding))
+    return no_model(NoModelReason::ConvParamsNotRecorded, fmt::format("aten::{}", name));
+  if (std::string bad =
+          impossible_params(*stride, *dilation, same ? nullptr : &*padding, *output_padding, (*groups)[0]);
       !bad.empty())
     return impossible(std::move(bad));
 
@@ -124,11 +134,11 @@ OpModel model_conv(std::string_view name, const std::vector<OpInput>& in) {
       continue;
     }
     const std::optional<int64_t> n = out_length(x.dims[2 + i], w.dims[2 + i], (*stride)[i], (*padding)[i],
-                                                (*dilation)[i], output_padding[i], transposed);
+                                                (*dilation)[i], (*output_padding)[i], transposed);
     if (!n) return impossible(fmt::format("an output length below 1 or beyond int64 in spatial dim {}", i));
     out_spatial[i] = *n;
   }
-  const std::optional<int64_t> c_out = transposed ? checked_mul(w.dims[1], groups) : w.dims[0];
+  const std::optional<int64_t> c_out = transposed ? checked_mul(w.dims[1], (*groups)[0]) : w.dims[0];
   std::vector<int64_t> out_dims{x.dims[0], c_out.value_or(-1)};
   out_dims.insert(out_dims.end(), out_spatial.begin(), out_spatial.end());
   // The output is a tensor too: more elements than any tensor holds is no convolution that ran.
