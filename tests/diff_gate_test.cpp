@@ -37,7 +37,7 @@ Diff verdict(bool comparable, const std::string& faster, const std::string& conf
 TEST(CiGate, FailsOnlyWhenBIsShownSlowerByMoreThanAllowed) {
   const GateResult over = ci_gate(verdict(true, "a", "medium", 12.34), 5);
   EXPECT_TRUE(over.fails);
-  EXPECT_DOUBLE_EQ(over.slower_pct, 12.34);
+  EXPECT_DOUBLE_EQ(over.slower_pct.value_or(0), 12.34);
   EXPECT_EQ(over.reason, "B is 12.3 % slower than A (confidence medium), over the allowed 5 %");
   EXPECT_TRUE(ci_gate(verdict(true, "a", "high", 12.34), 5).fails);
   const GateResult within = ci_gate(verdict(true, "a", "medium", 12.34), 15);
@@ -54,7 +54,7 @@ TEST(CiGate, PassesWhatTheVerdictHasNotShown) {
   EXPECT_NE(low.reason.find("confidence low, under the medium the gate needs"), std::string::npos) << low.reason;
   const GateResult faster = ci_gate(verdict(true, "b", "high", -30), 5);
   EXPECT_FALSE(faster.fails);
-  EXPECT_DOUBLE_EQ(faster.slower_pct, -30);
+  EXPECT_DOUBLE_EQ(faster.slower_pct.value_or(0), -30);
   EXPECT_EQ(faster.reason, "B is 30.0 % faster than A (confidence high)");
   // Within the spread: the medians moved 20 %, but the steps do not show it.
   const GateResult same = ci_gate(verdict(true, "same", "", 20), 5);

@@ -4,6 +4,7 @@
 // (to a file or to stdout) or a signal removing what was half written, a replaced file's
 // permissions kept, and the cause named.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -260,6 +261,77 @@ TEST(OutputFile, ASignalDuringAWriteRemovesTheTemporaryFile) {
     EXPECT_EQ(entries(dir), std::vector<std::string>{"out.txt"});
     EXPECT_EQ(testing::read_file(path), "old");
   }
+}
+
+// Issue 45 item 5: SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF (and any other signal
+// whose default action ends the process: a crash's SIGSEGV, a real-time signal) left the
+// temporary file behind.
+TEST(OutputFile, EveryTerminatingSignalRemovesTheTemporaryFile) {
+  for (const int sig : {SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGSEGV, SIGABRT, SIGRTMIN,
+                        SIGRTMAX}) {
+    SCOPED_TRACE(sig);
+    TempDir dir;
+    const std::string path = dir.write("out.txt", "old");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const struct rlimit no_core {0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT, SIGSEGV, SIGABRT dump core by default
+      OutputFile file(path);
+      file.write("half of it");
+      ::raise(sig);
+      ::_exit(0);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_EQ(entries(dir), std::vector<std::string>{"out.txt"});
+    EXPECT_EQ(testing::read_file(path), "old");
+  }
+}
+
+// Issue 45 item 5: under `ulimit -f` the run died by SIGXFSZ with no message and a partial file.
+// SIGXFSZ is ignored once a temporary file is made: the write fails with EFBIG and says so.
+TEST(OutputFile, AFileSizeLimitIsAnErrorNotASignal) {
+  TempDir dir;
+  const std::string path = dir.write("out.txt", "old");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_DFL);  // as a shell starts the program
+    const struct rlimit small {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    try {
+      OutputFile file(path);
+      file.write(std::string(1 << 20, 'x'));
+      file.commit();
+    } catch (const OutputError& e) {
+      ::_exit(std::string(e.what()).find("File too large") != std::string::npos ? 0 : 2);
+    }
+    ::_exit(3);  // no error: the limit was not met
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"out.txt"});
+  EXPECT_EQ(testing::read_file(path), "old");
+}
+
+// Issue 45 item 5: `report /dev/stdin` wrote /dev/stdin.html (into /dev, as root): a trace read
+// from a pipe or a device has no folder to put the page beside, so -o is needed, and said so.
+TEST(OutputCommands, APipedTraceNeedsOutputNamed) {
+  TempDir dir;
+  const std::string input = dir.write("t.json", small_trace());
+  const CommandResult refused = run(dir, "cat '" + input + "' | " + whyslow("report /dev/stdin"));
+  EXPECT_EQ(refused.status, 1) << refused.err;
+  EXPECT_NE(refused.err.find("'/dev/stdin' is not a regular file (a pipe or a device)"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("name the page with -o"), std::string::npos) << refused.err;
+  const std::string page = dir.path("page.html");
+  const CommandResult named = run(dir, "cat '" + input + "' | " + whyslow("report /dev/stdin -o '" + page + "'"));
+  EXPECT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(testing::read_file(page).rfind("<!DOCTYPE html>", 0), 0u);
 }
 
 // Issue 32 item 6: a report written to a full stdout (/dev/full) exited 0.

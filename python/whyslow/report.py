@@ -179,6 +179,10 @@ class Report(_Document):
 class Diff(_Document):
     """Two traces compared (`whyslow diff A B`): did the change pay?"""
 
+    def __init__(self, analysis, paths):
+        super().__init__(analysis)
+        self.paths = paths  # A's and B's trace files: save_html never writes over them
+
     @property
     def verdict(self):
         """The verdict as in the JSON (docs/JSON.md): `faster`, `basis`, `cause`, and the two answers —
@@ -195,8 +199,8 @@ class Diff(_Document):
         return self._analysis.html()
 
     def save_html(self, path):
-        """Writes the comparison page to `path`, whole or not at all."""
-        _whyslow.write_file(os.fspath(path), self.html(), [])
+        """Writes the comparison page to `path`, whole or not at all, never over trace A or B."""
+        _whyslow.write_file(os.fspath(path), self.html(), [p for p in self.paths if os.path.exists(p)])
 
     def __str__(self):
         return self.text()
@@ -270,4 +274,4 @@ def diff(a, b, *, peaks=None):
     """Compares trace A (the baseline) with trace B (the change), each a path or a profiler, as
     `whyslow diff A B` does. peaks: a measured-ceilings file, keyword only."""
     with one_trace_path(a) as path_a, one_trace_path(b) as path_b:
-        return Diff(_whyslow.compare(path_a, path_b, _peaks_arg(peaks)))
+        return Diff(_whyslow.compare(path_a, path_b, _peaks_arg(peaks)), [path_a, path_b])

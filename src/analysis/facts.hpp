@@ -267,7 +267,7 @@ struct CompileFacts {
   uint64_t cudagraph_tree_events = 0;     // "cudagraphify…": compiled code that asks for CUDA graphs
   uint64_t graph_launches = 0;            // cudaGraphLaunch / hipGraphLaunch in the whole trace
   uint64_t captures = 0;                  // CUDA-graph captures: a StreamBeginCapture and its StreamEndCapture
-  int64_t capture_ns = 0;                 // their spans summed
+  int64_t capture_ns = 0;                 // while any was in progress: their spans' union, within the window
 };
 
 // ---- profiler's own cost ----
@@ -480,11 +480,19 @@ struct DeviceMemory {
   // Records the trace contradicts itself in: a free of an address with nothing live there, a
   // "Total Allocated" that is not the previous total plus Bytes, a negative total.
   uint64_t unmatched_frees = 0, total_mismatches = 0, negative_totals = 0;
+  // Records left out, not counted in `records`: a Bytes, Total Allocated or Total Reserved beyond
+  // ±kMaxMemoryBytes, or one that would take the allocated total or the live bytes there.
+  uint64_t out_of_range_records = 0;
   // The totals over time for a chart: at most kMemoryCurvePoints points {ns, allocated, reserved},
   // each the largest totals in its stretch of the trace (so no peak is lost), in time order.
   std::vector<std::array<int64_t, 3>> curve;
 };
 inline constexpr size_t kMemoryCurvePoints = 1024;
+// The most bytes an allocator record may speak of: 2^50 (1 PiB). The largest GPU holds 141 GB
+// (H200) and the largest hosts a few TiB, so no real record comes near; a hostile one beyond it
+// (Bytes of -2^63, a Total Allocated near INT64_MAX) would wrap the sums around ("peaks at
+// -8388608 TiB"), and any two values within it add up without overflow.
+inline constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;
 
 struct MemoryFacts {
   std::vector<DeviceMemory> devices;  // GPUs first (by id), then the CPU

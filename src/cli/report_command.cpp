@@ -27,7 +27,15 @@ std::filesystem::path without_trace_suffix(const std::string& trace) {
 
 // Where the page goes without -o: beside the trace, "t.json.gz" → "t.html"; the comparison page
 // beside A, "a.json" and "b.json" → "a-vs-b.html"; the ranks page beside the first, "r0-ranks.html".
+// A trace read from a pipe or a device has no "beside": /dev/stdin would give /dev/stdin.html, in
+// /dev (as root), so the page must be named.
 std::string default_page_path(const std::string& a, const std::string& b, bool ranks) {
+  std::error_code error;
+  const std::filesystem::file_status input = std::filesystem::status(a, error);  // a missing file: the loader says so
+  if (std::filesystem::exists(input) && !std::filesystem::is_regular_file(input))
+    throw UsageError(fmt::format("'{}' is not a regular file (a pipe or a device): there is no folder to write the page "
+                                 "beside it; name the page with -o",
+                                 a));
   std::filesystem::path page = without_trace_suffix(a);
   if (ranks) page += "-ranks";
   else if (!b.empty()) page += "-vs-" + without_trace_suffix(b).filename().string();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 
 #include "diff/diff.hpp"
@@ -28,23 +29,30 @@ GateResult ci_gate(const Diff& d, double max_slower_pct) {
   // steps do different amounts of it (batch 1 against 256: per sample is what the change did).
   const PerUnit& u = v.per_unit;
   const bool per_unit = !u.unit.empty() && u.a_ns > 0;
-  const double slower_pct =
-      per_unit ? 100.0 * static_cast<double>(u.b_ns - u.a_ns) / static_cast<double>(u.a_ns) : v.delta_pct;
+  const std::optional<double> slower_pct =
+      per_unit ? std::optional(100.0 * static_cast<double>(u.b_ns - u.a_ns) / static_cast<double>(u.a_ns)) : v.delta_pct;
   const std::string& faster = per_unit ? u.faster : v.faster;
   const std::string per = per_unit ? " per " + u.unit : "";
+  // "12.3 % " before "slower"; against A's median of 0 no percentage, and the words say why.
+  const std::string how_much = slower_pct ? fmt::format("{:.1f} % ", std::abs(*slower_pct)) : "";
+  const std::string no_pct = slower_pct ? "" : " (no percentage: A's median step is 0)";
   if (!v.comparable)
     return {false, slower_pct, "not judged: the traces are not comparable (no verdict), so the gate does not fail"};
   if (faster == "b")
-    return {false, slower_pct, fmt::format("B is {:.1f} % faster than A{} (confidence {})", -slower_pct, per, v.confidence)};
+    return {false, slower_pct, fmt::format("B is {}faster than A{}{} (confidence {})", how_much, per, no_pct, v.confidence)};
   if (faster != "a")
-    return {false, slower_pct, fmt::format("A and B are not shown to differ (B − A {:+.1f} %{}, basis {})", slower_pct, per, v.basis)};
+    return {false, slower_pct,
+            fmt::format("A and B are not shown to differ (B − A {}{}, basis {})",
+                        slower_pct ? fmt::format("{:+.1f} %", *slower_pct) : "no percentage: A's median step is 0", per,
+                        v.basis)};
   if (!sure_enough(v.confidence))
     return {false, slower_pct,
-            fmt::format("B is {:.1f} % slower than A{} (confidence {}, under the medium the gate needs)", slower_pct,
-                        per, v.confidence)};
-  const bool fails = slower_pct > max_slower_pct;
+            fmt::format("B is {}slower than A{}{} (confidence {}, under the medium the gate needs)", how_much, per,
+                        no_pct, v.confidence)};
+  // Slower than a median of 0 is beyond any allowed percentage.
+  const bool fails = !slower_pct || *slower_pct > max_slower_pct;
   return {fails, slower_pct,
-          fmt::format("B is {:.1f} % slower than A{} (confidence {}), {} the allowed {} %", slower_pct, per,
+          fmt::format("B is {}slower than A{}{} (confidence {}), {} the allowed {} %", how_much, per, no_pct,
                       v.confidence, fails ? "over" : "within", max_slower_pct)};
 }
 

@@ -225,7 +225,8 @@ struct Verdict {
   RankTest test;
   double significance = 0;      // the level p is held to
   int64_t delta_step_ns = 0;    // B − A, median step
-  double delta_pct = 0;         // relative to A
+  // Relative to A; none when A's median step is 0, where no percentage means anything ("+0.0 %" did).
+  std::optional<double> delta_pct;
   int64_t noise_ns = 0;         // the smallest change of the median called a difference: 2 % of A
   int64_t delta_gpu_busy_ns = 0, delta_cpu_ns = 0;
   std::string bound_a, bound_b;  // "cpu", "gpu" or "both": what bounds each side's steps
@@ -290,8 +291,9 @@ void judge(Diff& d);
 
 // `whyslow diff --fail-if-slower PCT` (ci_gate.cpp): fails when the verdict says B is slower than A
 // by more than `max_slower_pct` percent with at least medium confidence. `slower_pct`: B's change
-// against A in % (negative when B is faster); `reason`: the outcome in words, without the exit status.
-struct GateResult { bool fails; double slower_pct; std::string reason; };
+// against A in % (negative when B is faster; none when A's median is 0); `reason`: the outcome in
+// words, without the exit status.
+struct GateResult { bool fails; std::optional<double> slower_pct; std::string reason; };
 GateResult ci_gate(const Diff& d, double max_slower_pct);
 
 }  // namespace whyslow

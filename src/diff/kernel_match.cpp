@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "diff/diff.hpp"
 
@@ -30,21 +31,15 @@ struct Work {
 };
 
 // The ATen ops around a launch, innermost and outermost (both the innermost op's name when no
-// ATen op encloses it, e.g. an Inductor-generated Triton launcher).
-std::pair<std::string, std::string> launching_ops(const Trace& t, EventId gpu) {
+// ATen op encloses it, e.g. an Inductor-generated Triton launcher). `aten`: the ATen ops, memoized
+// (launches under a deep chain of ops walked it each).
+std::pair<std::string, std::string> launching_ops(const Trace& t, EventId gpu, NearestAncestor& aten) {
   EventId op = t.op_link[gpu];
   if (op == kNoEvent && t.launch_link[gpu] != kNoEvent) op = t.parent[t.launch_link[gpu]];
   if (op == kNoEvent) return {};
-  std::string inner, outer;
-  for (EventId a = op; a != kNoEvent; a = t.parent[a]) {
-    if (t.kind[a] != EventKind::CpuOp) continue;
-    const std::string_view n = t.name_of(a);
-    if (n.substr(0, 6) != "aten::") continue;
-    if (inner.empty()) inner = std::string(n);
-    outer = std::string(n);
-  }
-  if (inner.empty()) inner = outer = std::string(t.name_of(op));
-  return {inner, outer};
+  const EventId inner = aten.of(op);
+  if (inner == kNoEvent) return {std::string(t.name_of(op)), std::string(t.name_of(op))};
+  return {std::string(t.name_of(inner)), std::string(t.name_of(aten.outermost(op)))};
 }
 
 // GPU work launched inside one step, in launch order.
@@ -57,9 +52,10 @@ std::vector<Work> work_of_step(const Trace& t, const StepFacts& s) {
   }
   std::sort(launched.begin(), launched.end());
   std::vector<Work> out;
+  NearestAncestor aten(t, [&t](EventId a) { return t.kind[a] == EventKind::CpuOp && t.name_of(a).starts_with("aten::"); });
   for (const auto& [when, e] : launched) {
     std::string name(t.name_of(e));
-    auto [inner, outer] = launching_ops(t, e);
+    auto [inner, outer] = launching_ops(t, e, aten);
     out.push_back({name, name + "\n" + inner, outer, t.dur_ns[e], t.kind[e], is_graph_launch(t.name_of(t.launch_link[e]))});
   }
   return out;

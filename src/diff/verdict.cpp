@@ -42,6 +42,10 @@ constexpr double kCauseShare = 0.50;
 constexpr double kGoneShare = 0.10;
 
 std::string signed_duration(int64_t ns) { return fmt::format("{}{}", ns > 0 ? "+" : "", human_duration(ns)); }
+// "+5.0 %", or what stands in for it when A's median step is 0.
+std::string signed_pct(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:+.1f} %", *pct) : "no percentage: A's median step is 0";
+}
 
 std::string more_or_less(int64_t delta_ns, const char* what) {
   if (delta_ns == 0) return fmt::format("the same {}", what);
@@ -356,8 +360,8 @@ std::vector<std::string> replayed_fixes(const StepProfile& p, const char* side, 
 std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
   const Advice& x = v.advice;
   if (x.keep.empty() && v.basis == "within_spread")
-    return {fmt::format("Profile more steps: with {} and {}, a change of {:+.1f} % is not told apart from the steps' spread.",
-                        a.steps, b.steps, v.delta_pct)};
+    return {fmt::format("Profile more steps: with {} and {}, a change of {} is not told apart from the steps' spread.",
+                        a.steps, b.steps, v.delta_pct ? signed_pct(v.delta_pct) : signed_duration(v.delta_step_ns))};
   if (x.keep.empty() && v.basis == "recording")
     return {"Record A and B again with the same profiler options (the same record_shapes, with_stack, profile_memory "
             "and with_modules), one right after the other, and compare those."};
@@ -405,8 +409,9 @@ std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, co
 }
 
 std::string verdict_words(const Verdict& v, const StepProfile& a, const StepProfile& b) {
-  const std::string medians = fmt::format("B's median step is {} against A's {} ({}, {:+.1f} %)", human_duration(b.step.median),
-                                          human_duration(a.step.median), signed_duration(v.delta_step_ns), v.delta_pct);
+  const std::string medians = fmt::format("B's median step is {} against A's {} ({}, {})", human_duration(b.step.median),
+                                          human_duration(a.step.median), signed_duration(v.delta_step_ns),
+                                          signed_pct(v.delta_pct));
   const std::string counts = fmt::format("{} and {} steps", a.steps, b.steps);
   const char* winner = v.faster == "b" ? "B" : "A";
   if (v.basis == "min_change")
@@ -508,7 +513,7 @@ void judge(Diff& d) {
   }
   v.significance = kSignificance;
   v.delta_step_ns = b.step.median - a.step.median;
-  v.delta_pct = a.step.median > 0 ? 100.0 * static_cast<double>(v.delta_step_ns) / static_cast<double>(a.step.median) : 0;
+  if (a.step.median > 0) v.delta_pct = 100.0 * static_cast<double>(v.delta_step_ns) / static_cast<double>(a.step.median);
   v.delta_gpu_busy_ns = b.gpu_busy.median - a.gpu_busy.median;
   v.delta_cpu_ns = b.cpu.median - a.cpu.median;
   v.bound_a = bound_of(a);

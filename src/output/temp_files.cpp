@@ -20,7 +20,19 @@ constexpr int kSlots = 64;
 // handler with nothing but an atomic load and unlink(), both async-signal-safe.
 std::atomic<char*> slots[kSlots];
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+// Every signal whose default action ends the process (signal(7): "Term" and "Core"), but SIGKILL,
+// which no handler sees, and SIGXFSZ, ignored instead (ignore_file_size_signal); the real-time
+// signals are added at run time (SIGRTMIN is not a constant).
+constexpr int kSignals[] = {
+    SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT,   SIGBUS,  SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2,
+    SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO,   SIGSYS,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+};
 
 extern "C" void remove_temp_files(int signal) {
   for (std::atomic<char*>& slot : slots)
@@ -30,15 +42,30 @@ extern "C" void remove_temp_files(int signal) {
   std::raise(signal);
 }
 
+// Whether `signal` still has its default action (a program that handles or ignores it keeps its choice).
+bool default_action(int signal) {
+  struct sigaction now {};
+  return ::sigaction(signal, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO);
+}
+
+void install_handler(int signal) {
+  if (!default_action(signal)) return;
+  struct sigaction mine {};
+  mine.sa_handler = remove_temp_files;
+  sigemptyset(&mine.sa_mask);
+  ::sigaction(signal, &mine, nullptr);
+}
+
 void install_handlers() {
-  for (const int signal : kSignals) {
-    struct sigaction now {};
-    if (::sigaction(signal, nullptr, &now) != 0 || now.sa_handler != SIG_DFL) continue;
-    struct sigaction mine {};
-    mine.sa_handler = remove_temp_files;
-    sigemptyset(&mine.sa_mask);
-    ::sigaction(signal, &mine, nullptr);
-  }
+  for (const int signal : kSignals) install_handler(signal);
+  for (int signal = SIGRTMIN; signal <= SIGRTMAX; ++signal) install_handler(signal);
+}
+
+// Past a file size limit (ulimit -f) SIGXFSZ would end the process with no word and a partial
+// temporary file; ignored, the write fails with EFBIG, which the writer reports and cleans up.
+// Checked at every file, not once: the action may have been set back since.
+void ignore_file_size_signal() {
+  if (default_action(SIGXFSZ)) std::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace
@@ -46,6 +73,7 @@ void install_handlers() {
 int remember_temp_file(const std::string& path) {
   static std::once_flag installed;
   std::call_once(installed, install_handlers);
+  ignore_file_size_signal();
   char* copy = ::strdup(path.c_str());
   if (!copy) return -1;
   for (int i = 0; i < kSlots; ++i) {

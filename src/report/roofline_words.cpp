@@ -55,6 +55,7 @@ std::string describe_no_model(const NoModel& w) {
     case NoModelReason::PackedSequences:
       return fmt::format("{} on packed variable-length sequences (lengths not in the trace)", w.op);
     case NoModelReason::ConvParamsNotRecorded: return fmt::format("{}: stride, padding or dilation not recorded", w.op);
+    case NoModelReason::ImpossibleConvParams: return fmt::format("{}: {}, which no convolution has", w.op, w.detail);
     case NoModelReason::UnsupportedTensorType: return fmt::format("{} on a tensor of type '{}'", w.op, w.detail);
     case NoModelReason::NoTensorOperands: return fmt::format("{} without tensor operands", w.op);
     case NoModelReason::ShapesDoNotBroadcast: return fmt::format("{} on shapes that do not broadcast", w.op);

@@ -26,10 +26,18 @@ bool is_profiler_step(const Trace& t, EventId e) {
 
 std::vector<EventId> profiler_steps(const Trace& t) {
   std::vector<EventId> steps;
+  // A step inside a step is part of the outer one's window, not a step of its own: 2,000 nested
+  // steps made 2,000 windows each holding the rest (quadratic time, 3.5 GB). One pass per track,
+  // parents before children: whether an event is a step or inside one follows from its parent.
+  std::vector<bool> covered(t.size());
   for (const Track& tr : t.tracks) {
     if (tr.kind != TrackKind::Cpu) continue;
-    for (EventId e : tr.events)
-      if (is_profiler_step(t, e)) steps.push_back(e);
+    for (EventId e : tr.events) {
+      const bool inside = t.parent[e] != kNoEvent && covered[t.parent[e]];
+      const bool step = is_profiler_step(t, e);
+      if (step && !inside) steps.push_back(e);
+      covered[e] = inside || step;
+    }
   }
   std::sort(steps.begin(), steps.end(), [&](EventId a, EventId b) {
     return t.start_ns[a] != t.start_ns[b] ? t.start_ns[a] < t.start_ns[b] : a < b;
@@ -42,12 +50,6 @@ std::vector<EventId> find_profiler_steps(const Trace& t, int64_t n) {
   for (EventId e : profiler_steps(t))
     if (profiler_step_number(t.name_of(e)) == n) out.push_back(e);
   return out;
-}
-
-EventId enclosing_profiler_step(const Trace& t, EventId e) {
-  for (EventId a = e; a != kNoEvent; a = t.parent[a])
-    if (is_profiler_step(t, a)) return a;
-  return kNoEvent;
 }
 
 }  // namespace whyslow

@@ -19,14 +19,12 @@ inline bool is_profiler_step_name(std::string_view name) { return profiler_step_
 
 bool is_profiler_step(const Trace& t, EventId e);
 
-// Every step of the trace, in time order.
+// Every step of the trace, in time order; a step nested inside another is part of that one's
+// window, not a step.
 std::vector<EventId> profiler_steps(const Trace& t);
 
 // The steps named ProfilerStep#n, in time order: none, one, or (a trace of several profiling
 // sessions, a hand-made one) several.
 std::vector<EventId> find_profiler_steps(const Trace& t, int64_t n);
-
-// The step an event ran in by nesting (the event itself when it is one), or kNoEvent.
-EventId enclosing_profiler_step(const Trace& t, EventId e);
 
 }  // namespace whyslow

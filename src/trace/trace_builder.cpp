@@ -5,6 +5,7 @@
 #include <new>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "common/gallop.hpp"
 #include "common/sort_runs.hpp"
@@ -397,10 +398,11 @@ void TraceBuilder::link_events() {
   };
   Table correlations{by_correlation, t.correlation}, externals{by_external, t.external_id};
   // The launch of a GPU event: the host event with its correlation id. Processes number their ids
-  // each from 1, so a trace merged from several holds an id once per process; then the process
-  // whose launch with that id came last before the GPU event is the one (linking every kernel to
-  // the first process's launch made a 1 µs queue look like 150 ms). Within one process the first
-  // event with the id, as before (a runtime call and the driver call inside it share it).
+  // each from 1, so a trace merged from several holds an id once per process, and one process may
+  // reuse an id (a counter that wrapped, a hostile file); the launch is then the one with that id
+  // that came last before the GPU event (linking every kernel to the first launch made a 1 µs
+  // queue look like 150 ms) — or rather the outermost call of its process around it: a runtime call
+  // and the driver call inside it share the id, and the runtime call is the launch.
   const auto launch_of = [&](EventId gpu_event) {
     const int64_t id = t.correlation[gpu_event];
     const EventId first = correlations.find(id);
@@ -409,20 +411,23 @@ void TraceBuilder::link_events() {
       return it != by_correlation.end() && t.correlation[*it] == id;
     };
     if (!same_id(correlations.last_found + 1)) return first;  // the id once: nearly every trace
-    const std::string& first_pid = t.tracks[t.track[first]].pid;
+    const auto candidates_end = [&] {
+      auto it = correlations.last_found;
+      for (size_t seen = 0; same_id(it) && seen < kMaxSharedIdLaunches; ++it, ++seen) {}
+      return it;
+    }();
     EventId latest = kNoEvent;
-    bool processes = false;
-    size_t seen = 0;
-    for (auto it = correlations.last_found; same_id(it) && seen < kMaxSharedIdLaunches; ++it, ++seen) {
-      processes |= t.tracks[t.track[*it]].pid != first_pid;
+    for (auto it = correlations.last_found; it != candidates_end; ++it)
       if (t.start_ns[*it] <= t.start_ns[gpu_event] && (latest == kNoEvent || t.start_ns[*it] > t.start_ns[latest]))
         latest = *it;
-    }
-    if (!processes || latest == kNoEvent) return first;
+    if (latest == kNoEvent) return first;
     const std::string& pid = t.tracks[t.track[latest]].pid;
-    for (auto it = correlations.last_found; same_id(it); ++it)  // ordered by event: the process's first
-      if (t.tracks[t.track[*it]].pid == pid) return *it;
-    return latest;
+    EventId outer = latest;
+    for (auto it = correlations.last_found; it != candidates_end; ++it)
+      if (t.tracks[t.track[*it]].pid == pid && t.start_ns[*it] <= t.start_ns[latest] &&
+          t.end_ns(*it) >= t.end_ns(latest) && std::pair(t.start_ns[*it], *it) < std::pair(t.start_ns[outer], outer))
+        outer = *it;
+    return outer;
   };
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];

@@ -228,6 +228,22 @@ def check_legacy_fixture():
     check(d.verdict == d.json()["verdict"], "Diff.verdict is the JSON's verdict")
     check(d.verdict["window"]["faster"] == "same" and d.verdict["steady"]["faster"] == "same",
           f"a trace against itself: the same over the window and once warm: {d.verdict['window']}, {d.verdict['steady']}")
+    # Issue 45 item 5: Diff.save_html(a) wrote the page over trace A.
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = (os.path.join(tmp, name + os.path.basename(LEGACY)) for name in ("a_", "b_"))
+        shutil.copy(LEGACY, a)
+        shutil.copy(LEGACY, b)
+        before = open(a, "rb").read()
+        d = whyslow.diff(a, b)
+        for target in (a, b):
+            try:
+                d.save_html(target)
+                check(False, "Diff.save_html refuses to write over an input trace")
+            except Exception as e:
+                check("it is the input" in str(e), f"Diff.save_html over an input: {e}")
+        check(open(a, "rb").read() == before, "trace A is left as it was")
+        d.save_html(os.path.join(tmp, "page.html"))
+        check(os.path.exists(os.path.join(tmp, "page.html")), "Diff.save_html writes elsewhere")
 
 
 def check_memory_fixture():

@@ -35,6 +35,7 @@
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
 #include "analysis/core/name_memo.hpp"
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/event_names.hpp"
 #include "analysis/passes.hpp"
 #include "trace/steps.hpp"
@@ -187,11 +188,9 @@ void credit_gpu(const Trace& t, BlockRow& r, EventId gpu) {
 // that shares its sequence number.
 void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const std::vector<uint32_t>& node_of,
                      TreeBuilder& tree, int64_t& basis_ns) {
-  auto outermost = [&](EventId e) {  // no backward op around it
-    for (EventId a = t.parent[e]; a != kNoEvent; a = t.parent[a])
-      if (backward_op[a]) return false;
-    return true;
-  };
+  // The backward op nearest around an event, memoized: 90,000 nested events are walked once.
+  NearestAncestor backward_around(t, [&](EventId a) { return static_cast<bool>(backward_op[a]); });
+  auto outermost = [&](EventId e) { return backward_around.of(t.parent[e]) == kNoEvent; };  // none around it
   for (const EventId e : t.backward_ops)
     if (outermost(e) && node_of[e] != kOutside) basis_ns += t.dur_ns[e];
   if (t.backward_ops.empty()) return;
@@ -212,9 +211,7 @@ void credit_backward(const Trace& t, const std::vector<bool>& backward_op, const
   }
   for (EventId g = 0; g < t.size(); ++g) {
     if (!is_gpu_activity(t.kind[g]) || t.launch_link[g] == kNoEvent) continue;
-    EventId op = kNoEvent;  // the outermost backward op around the launch
-    for (EventId a = t.parent[t.launch_link[g]]; a != kNoEvent; a = t.parent[a])
-      if (backward_op[a]) op = a;
+    const EventId op = backward_around.outermost(t.parent[t.launch_link[g]]);  // the outermost backward op around the launch
     if (op == kNoEvent || node_of[op] == kOutside) continue;
     if (BlockRow* r = block_of(op)) {
       r->backward_gpu_ns += t.dur_ns[g];

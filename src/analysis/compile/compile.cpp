@@ -4,6 +4,7 @@
 // what each compiled call was given, and per step whether CUDA graphs replayed.
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/name_memo.hpp"
@@ -28,18 +29,39 @@ uint16_t compile_name_tests(std::string_view n) {
          (is_capture_begin(n) ? kCaptureBegin : 0) | (is_capture_end(n) ? kCaptureEnd : 0);
 }
 
-// Each capture's span: a begin to the first end after it on the same thread.
-void pair_captures(const Trace& t, std::vector<EventId>& begins, std::vector<EventId>& ends, CompileFacts& f) {
-  const auto by_thread_then_time = [&](EventId a, EventId b) {
-    return std::pair(t.track[a], t.start_ns[a]) < std::pair(t.track[b], t.start_ns[b]);
-  };
-  std::sort(begins.begin(), begins.end(), by_thread_then_time);
-  std::sort(ends.begin(), ends.end(), by_thread_then_time);
-  for (EventId b : begins) {
-    const auto it = std::lower_bound(ends.begin(), ends.end(), b, by_thread_then_time);
-    if (it == ends.end() || t.track[*it] != t.track[b]) continue;
-    ++f.captures;
-    f.capture_ns += t.end_ns(*it) - t.start_ns[b];
+// Each capture's span: on each thread an end closes the latest begin before it that no end has
+// closed yet (a begin followed by another begin never ended: the second is the capture that ran), so
+// one thread's captures never overlap. Their time is the union of the spans over all threads:
+// within the window, whatever the trace pairs (three begins with one far end summed 3 × 2^62 and
+// wrapped around).
+void pair_captures(const Trace& t, const std::vector<EventId>& begins, const std::vector<EventId>& ends,
+                   CompileFacts& f) {
+  std::vector<std::pair<EventId, bool>> marks;  // (event, is a begin)
+  for (EventId b : begins) marks.emplace_back(b, true);
+  for (EventId e : ends) marks.emplace_back(e, false);
+  // By thread, then time; at one time a begin before an end, so the pair of a zero-length capture holds.
+  std::sort(marks.begin(), marks.end(), [&](const auto& a, const auto& b) {
+    return std::tuple(t.track[a.first], t.start_ns[a.first], !a.second) <
+           std::tuple(t.track[b.first], t.start_ns[b.first], !b.second);
+  });
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  EventId open = kNoEvent;
+  for (size_t i = 0; i < marks.size(); ++i) {
+    const auto [e, is_begin] = marks[i];
+    if (i > 0 && t.track[marks[i - 1].first] != t.track[e]) open = kNoEvent;
+    if (is_begin) {
+      open = e;
+    } else if (open != kNoEvent) {
+      spans.emplace_back(t.start_ns[open], std::max(t.start_ns[open], t.end_ns(e)));
+      open = kNoEvent;
+    }
+  }
+  f.captures = spans.size();
+  std::sort(spans.begin(), spans.end());
+  int64_t covered_to = INT64_MIN;
+  for (const auto& [from, to] : spans) {
+    f.capture_ns += std::max<int64_t>(0, to - std::max(from, covered_to));
+    covered_to = std::max(covered_to, to);
   }
 }
 
@@ -110,6 +132,8 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::vector<std::pair<int64_t, CompileId>> id_notes;
   int64_t graph_in_region_ns = 0;
   std::vector<EventId> capture_begins, capture_ends;
+  // Memoized: 90,000 nested events are walked once, not once each.
+  NearestAncestor region_around(t, [&](EventId a) { return (names.of(a) & kCompiledRegion) != 0; });
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Kernel) {
@@ -131,11 +155,7 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
       continue;
     }
     if (k != EventKind::CpuOp && k != EventKind::UserAnnotation) continue;
-    auto inside_region = [&](EventId x) {
-      for (EventId a = t.parent[x]; a != kNoEvent; a = t.parent[a])
-        if (names.of(a) & kCompiledRegion) return true;
-      return false;
-    };
+    const auto inside_region = [&](EventId x) { return region_around.of(t.parent[x]) != kNoEvent; };
     const uint16_t name = names.of(e);
     if (name & kCompileIdNote) id_notes.emplace_back(t.start_ns[e], note_id(t.name_of(e)));
     if (name & kCudagraphTree) {

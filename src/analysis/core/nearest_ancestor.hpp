@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/trace.hpp"
@@ -35,11 +36,33 @@ class NearestAncestor {
     return found;
   }
 
+  // `e` itself or its outermost ancestor that is marked; kNoEvent when none. Up the marked events
+  // only, each marked event's answer kept: a deep chain of marked events is climbed once.
+  EventId outermost(EventId e) {
+    EventId found = of(e);
+    if (found == kNoEvent) return found;
+    marked_path_.clear();
+    for (;;) {
+      if (const auto it = top_.find(found); it != top_.end()) {
+        found = it->second;
+        break;
+      }
+      marked_path_.push_back(found);
+      const EventId up = of(t_.parent[found]);
+      if (up == kNoEvent) break;
+      found = up;
+    }
+    for (EventId p : marked_path_) top_[p] = found;
+    return found;
+  }
+
  private:
   static constexpr EventId kUnknown = kNoEvent - 1;
   const Trace& t_;
   std::function<bool(EventId)> marked_;
   std::vector<EventId> memo_;  // per event once known: its answer
+  std::unordered_map<EventId, EventId> top_;  // marked event → the outermost marked event at or above it
+  std::vector<EventId> marked_path_;          // outermost()'s, apart from of()'s path_, which of() clears
   std::vector<EventId> path_;
 };
 

@@ -60,12 +60,9 @@ class Reader {
     }
     const size_t start = i_;
     while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != ']' && !space(s_[i_])) ++i_;
-    const std::string_view token = s_.substr(start, i_ - start);
-    int64_t n = 0;
-    auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), n);
-    if (ec == std::errc() && end == token.data() + token.size()) {
+    if (const std::optional<int64_t> n = parse_int(s_.substr(start, i_ - start))) {
       v.kind = JsonValue::Kind::Int;
-      v.number = n;
+      v.number = *n;
     }
     return v;  // other numbers, true/false/null: kept as Other
   }
@@ -217,6 +214,13 @@ std::optional<std::vector<int64_t>> parse_int_list(std::string_view text) {
   auto v = r.value();
   if (!v || v->kind != JsonValue::Kind::Array) return std::nullopt;
   return ints(*v);
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
 }
 
 std::string first_tensor_shape(std::string_view dims) {

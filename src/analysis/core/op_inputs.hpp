@@ -63,6 +63,10 @@ int element_bytes_from_kernel_name(std::string_view kernel);
 // Parses a Concrete Inputs list such as "[1, 1]" or "[-1]"; nothing when it is not one.
 std::optional<std::vector<int64_t>> parse_int_list(std::string_view text);
 
+// A Concrete Inputs integer ("2", "-1") as int64; nothing when the text is not one whole integer
+// or does not fit (a 30-digit value). Never throws, unlike std::stoll, which aborted the run.
+std::optional<int64_t> parse_int(std::string_view text);
+
 // The first tensor's shape in an Input Dims text ("[[56, 512], [512, 2048]]" → "[56, 512]"), as
 // written; "" when the first argument is not a tensor (a scalar "[]" or a list).
 std::string first_tensor_shape(std::string_view input_dims);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/op_inputs.hpp"
 #include "analysis/passes.hpp"
 
@@ -28,14 +29,25 @@ bool is_softmax_family(std::string_view n) {
 }
 bool is_family(std::string_view n) { return is_matmul_family(n) || is_softmax_family(n); }
 
-// Inside another op of either family (aten::matmul's own aten::bmm, softmax's _softmax).
-bool nested(const Trace& t, EventId e) {
-  for (EventId p = t.parent[e]; p != kNoEvent && t.kind[p] == EventKind::CpuOp; p = t.parent[p])
-    if (is_family(t.name_of(p))) return true;
-  return false;
-}
+// Inside another op of either family (aten::matmul's own aten::bmm, softmax's _softmax), within
+// the ops directly around it: the nearest ancestor that is such an op or no op at all says,
+// memoized, so a chain of 90,000 nested ops is walked once.
+class Nested {
+ public:
+  explicit Nested(const Trace& t)
+      : t_(t), stop_(t, [&t](EventId a) { return t.kind[a] != EventKind::CpuOp || is_family(t.name_of(a)); }) {}
+  bool of(EventId e) {
+    const EventId a = stop_.of(t_.parent[e]);
+    return a != kNoEvent && t_.kind[a] == EventKind::CpuOp;
+  }
+
+ private:
+  const Trace& t_;
+  NearestAncestor stop_;
+};
 
 // A shape as (product of the leading sizes, second-last, last): [B, H, T, T] and [B·H, T, T] agree.
+// The callers pass only shapes impossible_shapes() accepts: every product here is within 2^40.
 struct Flat {
   int64_t batch = 0, rows = 0, cols = 0;
   bool operator==(const Flat&) const = default;
@@ -51,7 +63,8 @@ std::optional<Flat> flat(const std::vector<int64_t>& d) {
 std::optional<std::pair<OpInput, OpInput>> operands(const Trace& t, EventId op) {
   auto in = op_inputs(t, op);
   const size_t first = t.name_of(op) == "aten::baddbmm" ? 1 : 0;
-  if (!in || in->size() < first + 2 || !(*in)[first].is_tensor() || !(*in)[first + 1].is_tensor()) return std::nullopt;
+  // Shapes no tensor has (2^40 × 2^40) would overflow the products below.
+  if (!in || impossible_shapes(*in) || in->size() < first + 2 || !(*in)[first].is_tensor() || !(*in)[first + 1].is_tensor()) return std::nullopt;
   return std::make_pair((*in)[first], (*in)[first + 1]);
 }
 
@@ -79,18 +92,19 @@ std::vector<EagerAttention> eager_attention(const Trace& t, const RooflineFacts&
   });
 
   std::map<std::vector<int64_t>, EagerAttention> groups;  // by the scores' dims
+  Nested nested(t);
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     if (t.tracks[tr].kind != TrackKind::Cpu) continue;
     std::vector<EventId> seq;  // outermost family ops, in time order
     for (EventId e : t.tracks[tr].events)
-      if (t.kind[e] == EventKind::CpuOp && is_family(t.name_of(e)) && !nested(t, e)) seq.push_back(e);
+      if (t.kind[e] == EventKind::CpuOp && is_family(t.name_of(e)) && !nested.of(e)) seq.push_back(e);
     for (size_t i = 1; i + 1 < seq.size(); ++i) {
       const EventId qk = seq[i - 1], sm = seq[i], pv = seq[i + 1];
       if (!is_softmax_family(t.name_of(sm)) || !is_matmul_family(t.name_of(qk)) || !is_matmul_family(t.name_of(pv)))
         continue;
       const auto sm_in = op_inputs(t, sm);
       const auto a = operands(t, qk), b = operands(t, pv);
-      if (!sm_in || sm_in->empty() || !(*sm_in)[0].is_tensor() || !a || !b) continue;
+      if (!sm_in || sm_in->empty() || impossible_shapes(*sm_in) || !(*sm_in)[0].is_tensor() || !a || !b) continue;
       const OpInput& scores = (*sm_in)[0];
       const auto s = flat(scores.dims);
       const auto produced = product_shape(a->first, a->second);

@@ -5,6 +5,7 @@
 // no tensor addresses, so "reads what the last one wrote" is inferred from the shapes.
 #include <algorithm>
 
+#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/roofline/roofline.hpp"
 #include "trace/steps.hpp"
 
@@ -22,16 +23,32 @@ struct Member {
   std::vector<std::vector<int64_t>> operand_dims;
 };
 
-// The ProfilerStep#N an op ran in, or kNoEvent. A chain never crosses steps: the next step
-// starts again from its inputs, whatever shapes they share with the last step's results.
-EventId step_of(const Trace& t, EventId op) { return enclosing_profiler_step(t, op); }
+// The ProfilerStep#N an op ran in (the outermost of nested ones, as profiler_steps counts steps),
+// or kNoEvent; memoized, so ops deep in long chains of nested events stay linear. A chain never
+// crosses steps: the next step starts again from its inputs, whatever shapes they share with the
+// last step's results.
+class StepOf {
+ public:
+  explicit StepOf(const Trace& t)
+      : steps_(sorted(profiler_steps(t))),
+        nearest_(t, [this](EventId e) { return std::binary_search(steps_.begin(), steps_.end(), e); }) {}
+  EventId of(EventId op) { return nearest_.of(op); }
 
-std::optional<Member> pointwise_member(const Trace& t, EventId kernel, OpModelCache& models) {
+ private:
+  static std::vector<EventId> sorted(std::vector<EventId> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  std::vector<EventId> steps_;  // by id
+  NearestAncestor nearest_;
+};
+
+std::optional<Member> pointwise_member(const Trace& t, EventId kernel, OpModelCache& models, StepOf& step_of) {
   const EventId op = t.op_link[kernel];
   if (op == kNoEvent || t.kind[op] != EventKind::CpuOp || !is_pointwise_op(t.name_of(op))) return std::nullopt;
   const ModelledOp& m = models.of(op);
   if (!m.model.ok || m.model.cost.output_bytes < kMinIntermediateBytes) return std::nullopt;
-  Member out{kernel, step_of(t, op), m.model.cost, {}};
+  Member out{kernel, step_of.of(op), m.model.cost, {}};
   for (const OpInput& x : *m.inputs)
     if (x.is_tensor() && !x.dims.empty()) out.operand_dims.push_back(x.dims);
   return out;
@@ -63,13 +80,14 @@ void close(std::vector<Member>& run, const Trace& t, std::vector<PointwiseChain>
 
 std::vector<PointwiseChain> pointwise_chains(const Trace& t, OpModelCache& models) {
   std::vector<PointwiseChain> out;
+  StepOf step_of(t);
   for (const Track& track : t.tracks) {
     if (track.kind != TrackKind::Gpu) continue;
     std::vector<Member> run;
     for (EventId e : track.events) {
       if (!is_gpu_activity(t.kind[e])) continue;
       std::optional<Member> m;
-      if (t.kind[e] == EventKind::Kernel) m = pointwise_member(t, e, models);
+      if (t.kind[e] == EventKind::Kernel) m = pointwise_member(t, e, models, step_of);
       if (!m) {
         close(run, t, out);
         continue;

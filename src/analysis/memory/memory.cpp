@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -30,33 +29,42 @@ bool is_backward_frame(const Trace& t, EventId e) {
 }
 
 // Each memory record's context, by its index in Trace::memory: one sweep per thread that has
-// records, with the stack of events open at each record (the nesting torch's op tree uses).
+// records, with the stack of events open at each record (the nesting torch's op tree uses) and,
+// beside each, the context it and the events below it give. A record reads the top's: walking the
+// whole stack at each record was quadratic under 90,000 nested events.
 std::vector<AllocationContext> record_contexts(const Trace& t) {
   std::vector<AllocationContext> out(t.memory.size());
   std::vector<EventId> open;
+  std::vector<AllocationContext> context;  // per entry of `open`
   for (const Track& tr : t.tracks) {
     const bool has_records = std::any_of(tr.events.begin(), tr.events.end(), [&](EventId e) {
       return t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX;
     });
     if (!has_records) continue;
     open.clear();
+    context.clear();
+    const auto pop = [&] {
+      open.pop_back();
+      context.pop_back();
+    };
     for (EventId e : tr.events) {
       const int64_t start = t.start_ns[e];
       if (t.kind[e] != EventKind::Instant) {
-        while (!open.empty() && !(t.start_ns[open.back()] <= start && t.end_ns(e) <= t.end_ns(open.back())))
-          open.pop_back();
+        while (!open.empty() && !(t.start_ns[open.back()] <= start && t.end_ns(e) <= t.end_ns(open.back()))) pop();
+        // The innermost op and block: this event where it is one, else what was open around it.
+        AllocationContext c = context.empty() ? AllocationContext{} : context.back();
+        if (t.kind[e] == EventKind::CpuOp) {
+          c.op = e;
+          c.backward = c.backward || is_backward_frame(t, e);
+        }
+        if (t.kind[e] == EventKind::UserAnnotation && !is_profiler_step(t, e)) c.block = e;
         open.push_back(e);
+        context.push_back(c);
         continue;
       }
       if (t.detail[e] == UINT32_MAX) continue;
-      while (!open.empty() && t.end_ns(open.back()) < start) open.pop_back();
-      AllocationContext& c = out[t.detail[e]];
-      for (auto it = open.rbegin(); it != open.rend(); ++it) {
-        const EventId a = *it;
-        if (c.op == kNoEvent && t.kind[a] == EventKind::CpuOp) c.op = a;
-        if (c.block == kNoEvent && t.kind[a] == EventKind::UserAnnotation && !is_profiler_step(t, a)) c.block = a;
-        if (!c.backward && t.kind[a] == EventKind::CpuOp) c.backward = is_backward_frame(t, a);
-      }
+      while (!open.empty() && t.end_ns(open.back()) < start) pop();
+      if (!context.empty()) out[t.detail[e]] = context.back();
     }
   }
   return out;
@@ -74,27 +82,59 @@ struct Timeline {
   int64_t initial_allocated = 0;                 // before the first record
 };
 
+bool within_memory_range(int64_t bytes) { return bytes >= -kMaxMemoryBytes && bytes <= kMaxMemoryBytes; }
+
 Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory& d) {
   Timeline tl;
   std::stable_sort(records.begin(), records.end(),
                    [&](const Record& a, const Record& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
-  const MemoryRecord& first = *records.front().rec;
-  tl.initial_allocated = first.total_allocated >= 0 ? first.total_allocated - first.bytes : 0;
+  // Every value below stays within ±kMaxMemoryBytes (records that would take one beyond are left
+  // out), so sums of two of them cannot overflow.
+  std::erase_if(records, [&](const Record& r) {
+    const MemoryRecord& m = *r.rec;
+    const bool out = !within_memory_range(m.bytes) || m.total_allocated > kMaxMemoryBytes ||
+                     m.total_reserved > kMaxMemoryBytes;
+    d.out_of_range_records += out;
+    return out;
+  });
+  tl.initial_allocated =
+      !records.empty() && records.front().rec->total_allocated >= 0
+          ? records.front().rec->total_allocated - records.front().rec->bytes
+          : 0;
   int64_t allocated = tl.initial_allocated, reserved = -1;
-  std::unordered_set<int64_t> live;  // addresses allocated and not yet freed: a free elsewhere is unmatched
+  // Addresses allocated and not yet freed, with their bytes: a free elsewhere is unmatched. Their
+  // sum is what live_after adds up at the peak, so it is held within range here too.
+  std::unordered_map<int64_t, int64_t> live;
+  int64_t live_sum = 0;
+  std::vector<Record> kept;
+  kept.reserve(records.size());
   for (const Record& r : records) {
     const MemoryRecord& m = *r.rec;
-    ++d.records;
-    if (m.bytes > 0) {
-      ++d.allocations;
-      live.insert(m.addr);
-    } else if (m.bytes < 0) {
-      ++d.frees;
-      if (live.erase(m.addr) == 0) ++d.unmatched_frees;
-    }
     // The allocator's own total is the truth (it is what torch.cuda.memory_allocated() returns); a
     // total that is not the previous one plus Bytes is counted, never silently mixed in.
     const int64_t summed = allocated + m.bytes;
+    const auto at = m.bytes > 0 ? live.find(m.addr) : live.end();
+    const int64_t live_then = live_sum + (m.bytes > 0 ? m.bytes - (at != live.end() ? at->second : 0) : 0);
+    if (!within_memory_range(summed) || live_then > kMaxMemoryBytes) {
+      ++d.out_of_range_records;
+      continue;
+    }
+    kept.push_back(r);
+    ++d.records;
+    if (m.bytes > 0) {
+      ++d.allocations;
+      live[m.addr] = m.bytes;
+      live_sum = live_then;
+    } else if (m.bytes < 0) {
+      ++d.frees;
+      const auto it = live.find(m.addr);
+      if (it == live.end()) {
+        ++d.unmatched_frees;
+      } else {
+        live_sum -= it->second;
+        live.erase(it);
+      }
+    }
     if (m.total_allocated >= 0) {
       if (m.total_allocated != summed) ++d.total_mismatches;
       allocated = m.total_allocated;
@@ -113,7 +153,7 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
     }
     d.peak_reserved = std::max(d.peak_reserved, reserved);
   }
-  tl.records = std::move(records);
+  tl.records = std::move(kept);
   return tl;
 }
 

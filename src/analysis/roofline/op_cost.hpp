@@ -54,6 +54,7 @@ enum class NoModelReason : uint8_t {
   ListElementSizeUnknown,   // a TensorList's dtype is not recorded and the kernel's name does not give it
   PackedSequences,          // attention over packed variable-length sequences
   ConvParamsNotRecorded,    // stride, padding or dilation
+  ImpossibleConvParams,     // `detail`: what no convolution has ("stride 0", "padding -1", an overflowing output)
   UnsupportedTensorType,    // `detail`: the tensor type
   NoTensorOperands,
   ShapesDoNotBroadcast,

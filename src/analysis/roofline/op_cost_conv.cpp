@@ -10,9 +10,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "analysis/roofline/op_cost.hpp"
+#include "common/checked_math.hpp"
 
 namespace whyslow {
 namespace {
@@ -39,9 +39,49 @@ std::optional<std::vector<int64_t>> per_dim(const OpInput& arg, size_t rank) {
     if (list->size() == rank) return list;
     return std::nullopt;
   }
-  if (!arg.concrete.empty() && std::all_of(arg.concrete.begin(), arg.concrete.end(), ::isdigit))
-    return std::vector<int64_t>(rank, std::stoll(arg.concrete));
+  if (const std::optional<int64_t> n = parse_int(arg.concrete)) return std::vector<int64_t>(rank, *n);
   return std::nullopt;
+}
+
+// What makes the parameters ones no convolution has ("stride 0"), or "" when torch would accept
+// them: stride and dilation ≥ 1, padding and output_padding ≥ 0, groups ≥ 1.
+std::string impossible_params(const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation,
+                              const std::vector<int64_t>* padding, const std::vector<int64_t>& output_padding,
+                              int64_t groups) {
+  for (const int64_t s : stride)
+    if (s < 1) return fmt::format("stride {}", s);
+  for (const int64_t d : dilation)
+    if (d < 1) return fmt::format("dilation {}", d);
+  if (padding)
+    for (const int64_t p : *padding)
+      if (p < 0) return fmt::format("padding {}", p);
+  for (const int64_t p : output_padding)
+    if (p < 0) return fmt::format("output_padding {}", p);
+  if (groups < 1) return fmt::format("groups {}", groups);
+  return "";
+}
+
+// One spatial dim's output length, in exact arithmetic: nothing when a step overflows int64
+// (padding or dilation of 2^62) or the length is below 1 (torch refuses such a convolution).
+std::optional<int64_t> out_length(int64_t len, int64_t k, int64_t s, int64_t pad, int64_t d, int64_t out_pad,
+                                  bool transposed) {
+  const std::optional<int64_t> span = checked_mul(d, k - 1), pads = checked_mul(2, pad);
+  if (!span || !pads) return std::nullopt;
+  std::optional<int64_t> n;
+  if (transposed) {
+    const std::optional<int64_t> grown = checked_mul(len - 1, s);
+    if (grown) n = checked_sub(*grown, *pads);
+    if (n) n = checked_add(*n, *span);
+    if (n) n = checked_add(*n, out_pad);
+    if (n) n = checked_add(*n, 1);
+  } else {
+    n = checked_add(len, *pads);
+    if (n) n = checked_sub(*n, *span);
+    if (n && *n >= 1) n = (*n - 1) / s + 1;
+    else n = std::nullopt;
+  }
+  if (!n || *n < 1) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -62,31 +102,54 @@ OpModel model_conv(std::string_view name, const std::vector<OpInput>& in) {
   const std::string& pad_text = in[args->padding].concrete;
   const bool same = pad_text == "same";  // conv2d(padding="same"): the output keeps the input's size
   auto padding = pad_text == "valid" ? std::vector<int64_t>(rank, 0) : per_dim(in[args->padding], rank);
-  std::vector<int64_t> output_padding(rank, 0);
-  if (args->output_padding >= 0)
-    if (auto op = per_dim(in[args->output_padding], rank)) output_padding = *op;
+  const auto impossible = [&](std::string what) {
+    return no_model(NoModelReason::ImpossibleConvParams, fmt::format("aten::{}", name), std::move(what));
+  };
+  // A value written but not read as integers (30 digits, text) is not "not recorded": say which.
+  const auto unreadable = [&](const std::optional<std::vector<int64_t>>& value, int arg, const char* what) {
+    return !value && arg >= 0 && !in[arg].concrete.empty() ? fmt::format("a {} not made of int64 values", what) : "";
+  };
+  std::optional<std::vector<int64_t>> output_padding(std::vector<int64_t>(rank, 0));
+  if (args->output_padding >= 0 && !in[args->output_padding].concrete.empty())
+    output_padding = per_dim(in[args->output_padding], rank);
+  std::optional<std::vector<int64_t>> groups(std::vector<int64_t>{1});
+  if (args->groups >= 0 && !in[args->groups].concrete.empty()) groups = per_dim(in[args->groups], 1);
+  for (std::string bad : {unreadable(stride, static_cast<int>(args->stride), "stride"),
+                          unreadable(dilation, static_cast<int>(args->dilation), "dilation"),
+                          same ? "" : unreadable(padding, static_cast<int>(args->padding), "padding"),
+                          unreadable(output_padding, args->output_padding, "output_padding"),
+                          unreadable(groups, args->groups, "groups")})
+    if (!bad.empty()) return impossible(std::move(bad));
   if (!stride || !dilation || (!same && !padding))
     return no_model(NoModelReason::ConvParamsNotRecorded, fmt::format("aten::{}", name));
-  int64_t groups = 1;
-  if (args->groups >= 0)
-    if (auto g = per_dim(in[args->groups], 1)) groups = (*g)[0];
+  if (std::string bad =
+          impossible_params(*stride, *dilation, same ? nullptr : &*padding, *output_padding, (*groups)[0]);
+      !bad.empty())
+    return impossible(std::move(bad));
 
   std::vector<int64_t> out_spatial(rank);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t len = x.dims[2 + i], k = w.dims[2 + i], s = (*stride)[i], d = (*dilation)[i];
-    if (same) out_spatial[i] = len;
-    else if (transposed)
-      out_spatial[i] = (len - 1) * s - 2 * (*padding)[i] + d * (k - 1) + output_padding[i] + 1;
-    else out_spatial[i] = (len + 2 * (*padding)[i] - d * (k - 1) - 1) / s + 1;
+    if (same) {
+      out_spatial[i] = x.dims[2 + i];
+      continue;
+    }
+    const std::optional<int64_t> n = out_length(x.dims[2 + i], w.dims[2 + i], (*stride)[i], (*padding)[i],
+                                                (*dilation)[i], (*output_padding)[i], transposed);
+    if (!n) return impossible(fmt::format("an output length below 1 or beyond int64 in spatial dim {}", i));
+    out_spatial[i] = *n;
   }
-  const int64_t c_out = transposed ? w.dims[1] * groups : w.dims[0];
+  const std::optional<int64_t> c_out = transposed ? checked_mul(w.dims[1], (*groups)[0]) : w.dims[0];
+  std::vector<int64_t> out_dims{x.dims[0], c_out.value_or(-1)};
+  out_dims.insert(out_dims.end(), out_spatial.begin(), out_spatial.end());
+  // The output is a tensor too: more elements than any tensor holds is no convolution that ran.
+  if (!element_count(out_dims)) return impossible(fmt::format("an output of {} elements", dims_text(out_dims)));
   std::vector<int64_t> flop_spatial(x.dims.begin() + 2, x.dims.end());
   if (!transposed) flop_spatial = out_spatial;
   OpModel r;
   r.ok = true;
   r.cost.flops = 2.0 * static_cast<double>(x.dims[0]) * static_cast<double>(product(w.dims)) *
                  static_cast<double>(product(flop_spatial));
-  const double out_bytes = static_cast<double>(x.dims[0]) * c_out * product(out_spatial) * x.element_bytes();
+  const double out_bytes = static_cast<double>(product(out_dims)) * x.element_bytes();
   const double bias = args->bias >= 0 && in[args->bias].is_tensor() ? tensor_bytes(in[args->bias]) : 0;
   r.cost.bytes = tensor_bytes(x) + tensor_bytes(w) + bias + out_bytes;
   r.cost.working_set = r.cost.bytes;

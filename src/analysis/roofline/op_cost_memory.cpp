@@ -58,8 +58,11 @@ OpModel model_memory(std::string_view name, const std::vector<OpInput>& in) {
   }
   if (name == "index_select") {
     if (in.size() < 3 || !in[2].is_tensor() || in[1].concrete.empty()) return bad();
-    const int64_t d = axis(std::stoll(in[1].concrete), x.dims.size());
-    if (d < 0 || d >= static_cast<int64_t>(x.dims.size())) return bad();
+    const std::optional<int64_t> dim = parse_int(in[1].concrete);
+    if (!dim) return bad();  // not an integer, or one beyond int64 ("1" followed by 29 zeros)
+    const int64_t d = axis(*dim, x.dims.size());
+    if (d < 0 || d >= static_cast<int64_t>(x.dims.size()))
+      return no_model(NoModelReason::DimOutOfRange, "aten::index_select", {}, *dim);
     std::vector<int64_t> out_dims = x.dims;
     out_dims[d] = in[2].numel();
     const double out = static_cast<double>(product(out_dims)) * x.element_bytes();

@@ -73,8 +73,10 @@ constexpr double kMinLoopShare = 0.5;
 
 std::vector<EventId> children(const Trace& t, EventId parent) {
   const std::vector<EventId>& ev = t.tracks[t.track[parent]].events;
-  auto it = std::lower_bound(ev.begin(), ev.end(), t.start_ns[parent],
-                             [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+  // From just after the parent itself (the track is in nests_before order): events sharing its
+  // start before it are not its children, and N identical events nested in a chain made scanning
+  // them at every level quadratic.
+  auto it = std::upper_bound(ev.begin(), ev.end(), parent, [&](EventId a, EventId b) { return t.nests_before(a, b); });
   std::vector<EventId> out;
   const int64_t end = t.end_ns(parent);
   while (it != ev.end() && t.start_ns[*it] <= end) {
@@ -117,7 +119,10 @@ std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step,
   std::vector<EventId> kids = children_of(t, block, thread);
   while (!kids.empty()) {
     const EventId longest = longest_of(t, kids);
-    if (static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids))) break;
+    // A child of no duration fills nothing: nothing below it can split the block's time.
+    if (t.dur_ns[longest] <= 0 ||
+        static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids)))
+      break;
     std::vector<EventId> next = children(t, longest);
     if (next.empty()) break;
     block = longest;
@@ -225,7 +230,8 @@ bool runs_backward(const Trace& t, TrackId thread, int64_t start, int64_t end) {
 std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, EventId embedding) {
   if (embedding == kNoEvent) return std::nullopt;
   const auto in = op_inputs(t, embedding);
-  if (!in || in->size() < 2 || (*in)[1].dims.size() != 2) return std::nullopt;
+  // A shape no tensor has (2^40 × 2^40 token ids) would overflow B·S.
+  if (!in || in->size() < 2 || (*in)[1].dims.size() != 2 || !element_count((*in)[1].dims)) return std::nullopt;
   return std::make_pair((*in)[1].dims[0], (*in)[1].dims[1]);
 }
 

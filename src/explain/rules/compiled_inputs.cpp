@@ -5,6 +5,17 @@
 #include "analysis/core/op_inputs.hpp"
 
 namespace whyslow {
+namespace {
+
+// The sizes a changing dim takes, named up to this many and then counted: enough to show how it
+// changes (a sequence length growing, batch sizes alternating); 20,000 recompilations named every
+// size, a finding of 131 kB.
+constexpr size_t kMaxListedSizes = 8;
+// The changing dims named in words, up to this many: a real model's calls change one or two (batch,
+// sequence length); a hostile trace can change thousands.
+constexpr size_t kMaxListedDims = 3;
+
+}  // namespace
 
 ChangingInputs changing_inputs_of(const Trace& t, const std::vector<const CompiledCall*>& calls) {
   ChangingInputs out;
@@ -24,10 +35,15 @@ ChangingInputs changing_inputs_of(const Trace& t, const std::vector<const Compil
     for (const auto& s : sizes) differs |= s[d] != sizes.front()[d];
     if (!differs) continue;
     out.varying_dims.push_back(d);
+    if (out.varying_dims.size() > kMaxListedDims) continue;
     if (!out.varying.empty()) out.varying += "; ";
     out.varying += fmt::format("dim {}:", d);
-    for (size_t i = 0; i < sizes.size(); ++i) out.varying += fmt::format("{} {}", i ? "," : "", sizes[i][d]);
+    for (size_t i = 0; i < sizes.size() && i < kMaxListedSizes; ++i)
+      out.varying += fmt::format("{} {}", i ? "," : "", sizes[i][d]);
+    if (sizes.size() > kMaxListedSizes) out.varying += fmt::format(", … ({} sizes)", sizes.size());
   }
+  if (out.varying_dims.size() > kMaxListedDims)
+    out.varying += fmt::format("; {} more dims change", out.varying_dims.size() - kMaxListedDims);
   return out;
 }
 

@@ -157,7 +157,9 @@ std::string render_diff_json(const Diff& d, const report::DiffGate* gate) {
   if (v.comparable) w.string(v.faster);
   else w.null();
   w.key("delta_step_us").microseconds(v.delta_step_ns);
-  w.key("delta_pct").number(v.delta_pct);
+  w.key("delta_pct");
+  if (v.delta_pct) w.number(*v.delta_pct);
+  else w.null();
   w.key("noise_us").microseconds(v.noise_ns);
   w.key("basis").string(v.basis);
   w.key("confidence");
@@ -232,7 +234,9 @@ std::string render_diff_json(const Diff& d, const report::DiffGate* gate) {
     w.key("gate").begin_object(Layout::Inline);
     w.key("max_slower_pct").number(gate->max_slower_pct);
     w.key("fails").boolean(gate->result.fails);
-    w.key("slower_pct").number(gate->result.slower_pct);
+    w.key("slower_pct");
+    if (gate->result.slower_pct) w.number(*gate->result.slower_pct);
+    else w.null();
     w.key("reason").string(gate->result.reason);
     w.end_object();
   }

@@ -35,6 +35,7 @@ void write_trace_memory(JsonWriter& w, const Facts& facts) {
     w.key("unmatched_frees").unsigned_integer(d.unmatched_frees);
     w.key("total_mismatches").unsigned_integer(d.total_mismatches);
     w.key("negative_totals").unsigned_integer(d.negative_totals);
+    w.key("out_of_range_records").unsigned_integer(d.out_of_range_records);
     w.end_object();
   }
   w.end_array();

@@ -39,6 +39,10 @@ std::string memory_table(const Trace&, const Facts& facts) {
                        "Total Allocated is not the previous total plus Bytes, {} negative total{}\n",
                        d->unmatched_frees, d->unmatched_frees == 1 ? "" : "s", d->total_mismatches,
                        d->total_mismatches == 1 ? "" : "s", d->negative_totals, d->negative_totals == 1 ? "" : "s");
+  if (d->out_of_range_records > 0)
+    out += fmt::format("  note: {} record{} left out: Bytes, Total Allocated or Total Reserved beyond {} (no allocator "
+                       "holds that much), or a total they would take beyond it\n",
+                       d->out_of_range_records, d->out_of_range_records == 1 ? "" : "s", human_bytes(kMaxMemoryBytes));
   return out;
 }
 

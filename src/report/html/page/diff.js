@@ -19,7 +19,8 @@ function renderVerdict(d) {
   const headline = !v.comparable ? "Not comparable: the traces do not look like the same workload"
     : v.faster === "same" ? "No difference beyond noise"
     : `${v.faster.toUpperCase()} is faster: B − A = ${v.delta_step_us >= 0 ? "+" : ""}${fmtDur(v.delta_step_us * 1000)} per step ` +
-      `(${v.delta_pct >= 0 ? "+" : "-"}${sig3(Math.abs(v.delta_pct))} %)`;
+      (v.delta_pct === null ? "(no percentage: A's median step is 0)"  // delta_pct is null then
+        : `(${v.delta_pct >= 0 ? "+" : "-"}${sig3(Math.abs(v.delta_pct))} %)`);
   box.className = v.comparable && v.faster !== "same" ? `faster-${v.faster}` : "";
   box.append(el("p", { class: "headline", "data-faster": v.faster === null ? "" : v.faster }, headline));
   if (v.summary) box.append(el("p", { class: "summary" }, v.summary));
