@@ -244,7 +244,7 @@ struct StepCompile {
   uint32_t compilations = 0;
   uint32_t region_calls = 0;
   uint32_t graph_launches = 0;     // cudaGraphLaunch / hipGraphLaunch: CUDA graph replays
-  uint32_t cudagraph_tree_events = 0;  // "cudagraphify…" events: compiled code managing its CUDA graphs
+  uint32_t cudagraph_tree_events = 0;  // "cudagraphify…" events or cudagraph_trees.py frames: compiled code managing its CUDA graphs
   uint32_t kernel_launches = 0;    // launches of single kernels, copies and memsets (not graph launches)
 };
 
@@ -264,7 +264,7 @@ struct CompileFacts {
   std::vector<Compilation> compilations;  // in time order
   std::vector<CompiledCall> calls;        // every compiled-region call, in time order
   std::vector<StepCompile> per_step;      // one per Facts::steps entry
-  uint64_t cudagraph_tree_events = 0;     // "cudagraphify…": compiled code that asks for CUDA graphs
+  uint64_t cudagraph_tree_events = 0;     // "cudagraphify…" or cudagraph_trees.py frames: compiled code that asks for CUDA graphs
   uint64_t graph_launches = 0;            // cudaGraphLaunch / hipGraphLaunch in the whole trace
   uint64_t captures = 0;                  // CUDA-graph captures: a StreamBeginCapture and its StreamEndCapture
   int64_t capture_ns = 0;                 // while any was in progress: their spans' union, within the window

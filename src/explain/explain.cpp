@@ -75,15 +75,23 @@ void replay_fix(const Trace& t, Finding& x, const Facts& f) {
 }
 
 // Two findings whose fix is the same edit (overhead_bound and cuda_graphs_not_replayed, sync_wait
-// and host_sync_in_loop, data_loading and cpu_prefix) would recover the same time: the first of
-// the most severe keeps it, the others point there.
+// and host_sync_in_loop, data_loading and cpu_prefix) would recover the same time: the one that
+// refines the other, else the first of the most severe, keeps it; the others point there.
+// A finding that names why the fix is not in place already refines the one that only sees its
+// symptom: CUDA graphs asked for and skipped is why a step is launch-bound.
+bool refines(const Finding& a, const Finding& b) {
+  return a.id == FindingId::cuda_graphs_not_replayed && b.id == FindingId::overhead_bound;
+}
+
 void credit_each_fix_once(std::vector<Finding>& out) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].what_if) continue;
     size_t keeper = i;
     for (size_t j = 0; j < out.size(); ++j)
       if (j != i && out[j].what_if && out[j].what_if->edit == out[i].what_if->edit && out[j].what_if->param == out[i].what_if->param &&
-          (out[j].severity > out[keeper].severity || (out[j].severity == out[keeper].severity && j < keeper)))
+          !refines(out[keeper], out[j]) &&
+          (refines(out[j], out[keeper]) || out[j].severity > out[keeper].severity ||
+           (out[j].severity == out[keeper].severity && j < keeper)))
         keeper = j;
     if (keeper == i) continue;
     out[i].impact_ns = 0;

@@ -154,17 +154,20 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
       else ++f.per_step[s].kernel_launches;
       continue;
     }
-    if (k != EventKind::CpuOp && k != EventKind::UserAnnotation) continue;
-    const auto inside_region = [&](EventId x) { return region_around.of(t.parent[x]) != kNoEvent; };
-    const uint16_t name = names.of(e);
-    if (name & kCompileIdNote) id_notes.emplace_back(t.start_ns[e], note_id(t.name_of(e)));
-    if (name & kCudagraphTree) {
-      // Count each call once: the op, not its "_data" note or its "(dynamo_timed)" twin inside.
+    if (k != EventKind::CpuOp && k != EventKind::UserAnnotation && k != EventKind::PythonFunction) continue;
+    if (names.of(e) & kCudagraphTree) {  // ops, annotations, or (with_stack) the module's frames
+      // Count each call once: the outermost, not its "_data" note, "(dynamo_timed)" twin or callees.
       if (t.parent[e] == kNoEvent || !(names.of(t.parent[e]) & kCudagraphTree)) {
         ++f.cudagraph_tree_events;
         if (const int s = step_of.of(t.start_ns[e]); s >= 0) ++f.per_step[s].cudagraph_tree_events;
       }
-    } else if (name & kCompiledRegion) {
+      continue;
+    }
+    if (k == EventKind::PythonFunction) continue;
+    const auto inside_region = [&](EventId x) { return region_around.of(t.parent[x]) != kNoEvent; };
+    const uint16_t name = names.of(e);
+    if (name & kCompileIdNote) id_notes.emplace_back(t.start_ns[e], note_id(t.name_of(e)));
+    if (name & kCompiledRegion) {
       ++f.compiled_regions;
       f.compiled_region_ns += t.dur_ns[e];
       if (inside_region(e)) ++f.nested_regions;

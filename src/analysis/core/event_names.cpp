@@ -95,7 +95,12 @@ bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_req
 bool is_compiled_region(std::string_view n) { return n.starts_with("Torch-Compiled Region"); }
 bool is_dynamo_cache_lookup(std::string_view n) { return n == "TorchDynamo Cache Lookup"; }
 bool is_compiled_graph_call(std::string_view n) { return n.starts_with("## Call CompiledFxGraph"); }
-bool is_cudagraph_tree_event(std::string_view n) { return n.starts_with("cudagraphify"); }
+// The tree's own events, or (with_stack) a Python frame of its module: where Inductor skipped the
+// graphs (an input mutated in place) the tree's code still runs at every call, and with_stack shows
+// it — "torch/_inductor/cudagraph_trees.py(2109): run" — with no "cudagraphify" event.
+bool is_cudagraph_tree_event(std::string_view n) {
+  return n.starts_with("cudagraphify") || n.find("torch/_inductor/cudagraph_trees.py(") != std::string_view::npos;
+}
 bool is_compilation_event(std::string_view n) {
   return (n.ends_with("(dynamo_timed)") && !is_cudagraph_tree_event(n)) || n == "entire_frame_compile";
 }

@@ -78,7 +78,7 @@ bool is_compiled_graph_call(std::string_view name);  // "## Call CompiledFxGraph
 // "... (dynamo_timed)", "entire_frame_compile"; not the CUDA graph trees' own timed calls
 // ("cudagraphify.get_container (dynamo_timed)"), which run at every call, not once per compile.
 bool is_compilation_event(std::string_view name);
-bool is_cudagraph_tree_event(std::string_view name);  // "cudagraphify…": Inductor's CUDA graph trees
+bool is_cudagraph_tree_event(std::string_view name);  // "cudagraphify…" or a cudagraph_trees.py frame: Inductor's CUDA graph trees
 bool is_triton_kernel(std::string_view name);        // triton_poi_/red_/per_/tem_fused_*
 
 }  // namespace whyslow

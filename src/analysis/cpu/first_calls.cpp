@@ -9,6 +9,7 @@
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/steps/steady_steps.hpp"
+#include "trace/steps.hpp"
 
 namespace whyslow {
 namespace {
@@ -72,6 +73,8 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
   }
   std::unordered_map<EventId, bool> first_of_shape;
   for (const auto& [key, calls] : by_shape) first_of_shape[calls.front().e] = true;
+  const std::optional<int64_t> first_step = steps.empty() ? std::nullopt : profiler_step_number(steps.front().name);
+  const bool mid_run = first_step && *first_step > 0;
   std::vector<FirstCall> out;
   for (const auto& [key, calls] : by_shape) {
     const JudgedCall& first = calls.front();
@@ -89,10 +92,14 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     const int64_t excess = first.own_ns - typical;
     if (excess < kFirstCallMinExcessNs || static_cast<double>(first.own_ns) < kFirstCallRatio * static_cast<double>(typical))
       continue;
-    const bool new_shape = ran_before && key.second != kNoName;
+    // In the first step of a trace recorded from later in a run (ProfilerStep#15) a shape may have
+    // run before the profiler started: a slow call there is no evidence of a new shape. From
+    // ProfilerStep#0 the profiler saw the program's steps from the first.
+    const bool in_first_step = !steps.empty() && t.start_ns[first.e] <= steps.front().end_ns;
+    const bool new_shape = ran_before && key.second != kNoName && !(in_first_step && mid_run);
     // An op's first call in the trace is its first call in the program only near the trace's start:
     // a trace recorded from step 1,009 of a run holds no first call after its first step.
-    if (!new_shape && !steps.empty() && t.start_ns[first.e] > steps.front().end_ns) continue;
+    if (!new_shape && !steps.empty() && !in_first_step) continue;
     out.push_back({first.e, excess, new_shape, step_containing(steps, t.start_ns[first.e])});
   }
   std::sort(out.begin(), out.end(), [&](const FirstCall& a, const FirstCall& b) { return t.start_ns[a.op] < t.start_ns[b.op]; });

@@ -1,5 +1,6 @@
 // cuda_graphs_not_replayed: the compiled code asks for CUDA graphs (mode="reduce-overhead":
-// Inductor's CUDA graph trees run "cudagraphify…" at every call) but steady steps launch their
+// Inductor's CUDA graph trees run "cudagraphify…" at every call, or with with_stack the frames of
+// cudagraph_trees.py where Inductor skipped the graphs) but steady steps launch their
 // kernels one by one and no cudaGraphLaunch replays anything. The user paid for CUDA graphs (the
 // tree's bookkeeping, its static-input copies, warm-up runs) and got none of their saving.
 #include <fmt/core.h>
@@ -47,7 +48,8 @@ void rule_cuda_graphs_not_replayed(const Trace& t, const Facts& f, std::vector<F
                         affected.size(), steady, per_step_launches,
                         inputs.changes() ? ", on a new input shape each step" : "");
   x.detail = fmt::format(
-      "The compiled code runs Inductor's CUDA graph trees (\"cudagraphify…\" events in every call: "
+      "The compiled code runs Inductor's CUDA graph trees (\"cudagraphify…\" events, or with with_stack its "
+      "cudagraph_trees.py frames, in every call: "
       "mode=\"reduce-overhead\" or options={{\"triton.cudagraphs\": True}}), which should replay each step's kernels "
       "with one cudaGraphLaunch. In {} of the {} steady steps nothing replays: the step launches {} kernels, "
       "copies and memsets one by one, its compiled region takes {} of CPU time for {} of GPU work, and the "
