@@ -49,7 +49,8 @@ TEST(UnrecordedCuda, MatmulsFasterThanAnyCpuSayTheCudaActivityWasNotRecorded) {
   ASSERT_FALSE(x.findings.empty());
   const Finding& f = x.findings[0];
   EXPECT_EQ(f.id, FindingId::gpu_not_recorded);
-  EXPECT_NE(f.title.find("aten::mm does 137 GFLOP per call"), std::string::npos) << f.title;
+  EXPECT_NE(f.title.find("aten::mm: 2·M·N·K = 2·4096·4096·4096 = 137 GFLOP of fp32 per call in 70.0 µs"), std::string::npos)
+      << f.title;
   EXPECT_NE(f.title.find("beyond any CPU's 100 TFLOP/s"), std::string::npos) << f.title;
   EXPECT_NE(f.detail.find("the CUDA activity was not recorded"), std::string::npos) << f.detail;
   EXPECT_NEAR(testing::evidence(f, "beyond_cpu_op_rate"), 1963.4, 1.0);  // TFLOP/s

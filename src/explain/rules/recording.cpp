@@ -65,10 +65,10 @@ void rule_recording(const Trace& t, const Facts& f, std::vector<Finding>& out) {
     if (!r.gpu_backend.empty()) signs.push_back(fmt::format("the distributed backend {}, which runs only on GPUs", r.gpu_backend));
     const BeyondCpuFacts& b = r.beyond_cpu;
     if (!b.op.empty())
-      signs.push_back(fmt::format("{} does {} per call ({}, {}) in {} of CPU time: {}, beyond any CPU's {}",
-                                  b.op, human_flops(b.flops_per_call), b.formula, b.precision,
-                                  human_duration(b.mean_ns), human_flop_rate(b.flops_per_s),
-                                  human_flop_rate(b.ceiling_flops_per_s)));
+      // The formula names the op: "aten::mm: 2·M·N·K = 2·4096·4096·4096".
+      signs.push_back(fmt::format("{} = {} of {} per call in {} of CPU time: {}, beyond any CPU's {}", b.formula,
+                                  human_flops(b.flops_per_call), b.precision, human_duration(b.mean_ns),
+                                  human_flop_rate(b.flops_per_s), human_flop_rate(b.ceiling_flops_per_s)));
     std::string said = signs.at(0);
     for (size_t i = 1; i < signs.size(); ++i) said += (i + 1 == signs.size() ? " and " : ", ") + signs[i];
     x.title = fmt::format("The GPU's records are missing: the trace's ops ran on a GPU ({}), but it holds no CUDA "
