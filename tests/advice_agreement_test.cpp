@@ -13,8 +13,9 @@
 namespace whyslow {
 namespace {
 
-// The hotspot's advice on a fixture, joined.
-std::string hotspot_advice(const std::string& path) {
+// The hotspot's advice on a fixture, joined; "" where there is no hotspot and none is `required`
+// (a step that waits for its DataLoader: data_loading names the fetch, the hotspot does not again).
+std::string hotspot_advice(const std::string& path, bool required = true) {
   const Trace t = load_trace(path);
   const Facts f = analyze(t);
   for (const Finding& x : explain(t, f))
@@ -23,7 +24,7 @@ std::string hotspot_advice(const std::string& path) {
       for (const std::string& s : x.try_next) out += s + "\n";
       return out;
     }
-  ADD_FAILURE() << "no hotspot on " << path;
+  if (required) ADD_FAILURE() << "no hotspot on " << path;
   return "";
 }
 
@@ -39,7 +40,7 @@ TEST(AdviceAgreement, NoGraphCaptureWhereTheReplayGainsNothing) {
                                   testing::fixture("mlp_bf16_reduce_overhead.json.gz"),
                                   testing::fixture_in("compile", "ro_fixed.json.gz")}) {
     SCOPED_TRACE(path);
-    const std::string advice = hotspot_advice(path);
+    const std::string advice = hotspot_advice(path, false);
     EXPECT_FALSE(advises_graph_capture(advice)) << advice;
   }
 }

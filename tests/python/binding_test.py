@@ -481,6 +481,9 @@ def main():
     check_against_key_averages(live, prof, "live profiler")
     check_report_surface(live, "live profiler")
     check_data_loading(live, prof, "live profiler")
+    # The README's own example is this workload: data_loading leads and the CPU verdict defers to it.
+    check([f["id"] for f in live.findings] == ["data_loading", "cpu_bound"],
+          f"the README example's findings: {[f['id'] for f in live.findings]}")
     check_empty_profiler(torch)
     check_profiler_misuse(torch)
     check_profile_options(torch)
