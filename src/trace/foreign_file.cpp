@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "common/terminal_text.hpp"
+
 namespace whyslow {
 namespace {
 
@@ -77,7 +79,8 @@ std::string zip_kind(std::string_view head) {
   std::string first;
   if (head.size() >= kZipNameAt) {
     const size_t n = u16le(head, kZipNameLengthAt);
-    first = std::string(head.substr(kZipNameAt, std::min(n, head.size() - kZipNameAt)));
+    // The name is the file's bytes: shown as printable() shows names, no control byte reaching the terminal.
+    first = printable(head.substr(kZipNameAt, std::min(n, head.size() - kZipNameAt)));
   }
   // The checkpoint's data.pkl comes first; another writer's order still names it in the head.
   if (first.ends_with(kCheckpointPickle) || head.find(std::string("/") + std::string(kCheckpointPickle)) != std::string_view::npos)
