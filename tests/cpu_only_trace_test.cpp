@@ -75,9 +75,10 @@ TEST(CpuOnlyTrace, DataLoadingSpeaksOfTheGpuOnlyWhenThereIsOne) {
 
 // The README's own Python example is this workload (issue 46 item 2): the step waits for its
 // DataLoader 94 % of the time, so data_loading leads, the CPU verdict says so and advises no op
-// speed-up in its place, no hotspot names the DataLoader fetch again (with a split of its crumbs:
-// "detach_ 0 %"), and no finding sends the reader to a finding that is not in the output.
-TEST(CpuOnlyTrace, ReadmeExampleLeadsWithItsDataLoaderAndPointsOnlyToItsOwnFindings) {
+// speed-up in its place, and no hotspot names the DataLoader fetch again (with a split of its
+// crumbs: "detach_ 0 %"; advice_agreement_test.cpp holds every finding to naming only findings in
+// the output).
+TEST(CpuOnlyTrace, ReadmeExampleLeadsWithItsDataLoader) {
   const auto x = testing::explain_file(kFixture + ".json.gz");
   std::vector<std::string> ids;
   for (const Finding& f : x.findings) ids.emplace_back(to_string(f.id));
@@ -89,16 +90,6 @@ TEST(CpuOnlyTrace, ReadmeExampleLeadsWithItsDataLoaderAndPointsOnlyToItsOwnFindi
   EXPECT_NE(cpu->try_next.back().find("Shorten the wait for data first (the data_loading finding"), std::string::npos)
       << cpu->try_next.back();
   for (const std::string& s : cpu->try_next) EXPECT_EQ(s.find("Small ops and the Python between them lead"), std::string::npos);
-  for (const Finding& f : x.findings) {
-    std::string text = f.title + "\n" + f.detail;
-    for (const std::string& s : f.try_next) text += "\n" + s;
-    for (const FindingInfo& other : finding_catalog()) {
-      const std::string name(other.name);
-      const bool named = text.find("(" + name) != std::string::npos || text.find(" " + name + " ") != std::string::npos ||
-                         text.find(name + ",") != std::string::npos || text.find(name + ")") != std::string::npos;
-      if (named) EXPECT_NE(std::find(ids.begin(), ids.end(), name), ids.end()) << to_string(f.id) << " names " << name;
-    }
-  }
 }
 
 }  // namespace

@@ -253,13 +253,17 @@ std::string split_words(const Trace& t, const BlockFacts& b, const std::vector<P
 
 // The findings already made that say what limits the step, for a wrapper's hotspot to point to:
 // only those in the output ("overhead_bound" where none was found would send the reader nowhere).
+// "the overhead_bound finding says", "the data_loading and cpu_bound findings say"; "" for none.
 std::string limit_findings(const std::vector<Finding>& out) {
-  std::string names;
+  std::vector<std::string_view> ids;
   for (const Finding& x : out)
     if (x.id == FindingId::data_loading || x.id == FindingId::overhead_bound || x.id == FindingId::gpu_bound ||
         x.id == FindingId::dependency_wait || x.id == FindingId::cpu_bound)
-      names += (names.empty() ? "" : ", ") + std::string(to_string(x.id));
-  return names;
+      ids.push_back(to_string(x.id));
+  if (ids.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < ids.size(); ++i) names += std::string(i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::string(ids[i]);
+  return fmt::format("the {} finding{}", names, ids.size() == 1 ? " says" : "s say");
 }
 
 // "BertModel 97 % › … › BertAttention ×4 43 % › BertSelfAttention ×4 29 %": the path below the
@@ -468,7 +472,7 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
     std::vector<std::string> said;
     if (!split.empty()) said.push_back("The parts named above are where the step's time goes");
     const std::string limits = limit_findings(out);
-    if (!limits.empty()) said.push_back((said.empty() ? "What" : "what") + std::string(" limits the step is in ") + limits);
+    if (!limits.empty()) said.push_back(fmt::format("{}{} what limits the step", said.empty() ? "T" : "t", limits.substr(1)));
     said.push_back(said.empty() ? "`whyslow explain --json` lists every block, and where its time goes"
                                 : "`whyslow explain --json` lists every block");
     std::string advice;
