@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "test_support.hpp"
@@ -70,6 +71,25 @@ TEST(CpuOnlyTrace, DataLoadingSpeaksOfTheGpuOnlyWhenThereIsOne) {
     EXPECT_EQ(found->detail.find("of GPU time goes unused") != std::string::npos, has_gpu) << found->detail;
     EXPECT_EQ(found->detail.find("records no GPU work") != std::string::npos, !has_gpu) << found->detail;
   }
+}
+
+// The README's own Python example is this workload (issue 46 item 2): the step waits for its
+// DataLoader 94 % of the time, so data_loading leads, the CPU verdict says so and advises no op
+// speed-up in its place, and no hotspot names the DataLoader fetch again (with a split of its
+// crumbs: "detach_ 0 %"; advice_agreement_test.cpp holds every finding to naming only findings in
+// the output).
+TEST(CpuOnlyTrace, ReadmeExampleLeadsWithItsDataLoader) {
+  const auto x = testing::explain_file(kFixture + ".json.gz");
+  std::vector<std::string> ids;
+  for (const Finding& f : x.findings) ids.emplace_back(to_string(f.id));
+  EXPECT_EQ(ids, (std::vector<std::string>{"data_loading", "cpu_bound"}));
+  const Finding* cpu = testing::find(x, FindingId::cpu_bound);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_NE(cpu->title.find("waits for its DataLoader 94 %"), std::string::npos) << cpu->title;
+  ASSERT_FALSE(cpu->try_next.empty());  // first: run it on the H200 the machine has
+  EXPECT_NE(cpu->try_next.back().find("Shorten the wait for data first (the data_loading finding"), std::string::npos)
+      << cpu->try_next.back();
+  for (const std::string& s : cpu->try_next) EXPECT_EQ(s.find("Small ops and the Python between them lead"), std::string::npos);
 }
 
 }  // namespace

@@ -39,20 +39,35 @@ def profiler_trace(profiler):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# What a source may be, for the TypeError that names it.
+ACCEPTED = "a trace path (str or os.PathLike), a folder or a glob, a list of paths or a torch.profiler.profile"
+
+
+def _as_path(item):
+    """A path as str; TypeError for text or bytes that are no path the C++ core can open (a NUL, a
+    newline, not UTF-8): most often a trace's contents, read and passed in place of its path."""
+    if isinstance(item, os.PathLike):
+        item = os.fspath(item)
+    if not isinstance(item, (str, bytes)):
+        raise TypeError(f"whyslow: expected {ACCEPTED}, got {type(item).__name__}")
+    try:
+        path = item.decode("utf-8") if isinstance(item, bytes) else item
+        path.encode("utf-8")  # a str from undecodable bytes holds lone surrogates
+    except UnicodeError:
+        path = None
+    if path is None or "\0" in path or "\n" in path:
+        what = f"{len(item)} bytes that are" if isinstance(item, bytes) else f"a str of {len(item)} characters that is"
+        raise TypeError(f"whyslow: expected {ACCEPTED}, got {what} no path (a trace's contents? write "
+                        "them to a file, e.g. trace.json or trace.json.gz, and pass its path)")
+    return path
+
+
 def path_list(source):
     """`source` (a path, or a list or tuple of them) as a list of str."""
     items = list(source) if isinstance(source, (list, tuple)) else [source]
     if not items:
         raise ValueError("whyslow: no trace given (an empty list)")
-    paths = []
-    for item in items:
-        if isinstance(item, bytes):
-            item = os.fsdecode(item)
-        if not isinstance(item, (str, os.PathLike)):
-            raise TypeError("whyslow: expected a trace path (str or os.PathLike), a folder, a list of paths or a "
-                            f"torch.profiler.profile, got {type(item).__name__}")
-        paths.append(os.fspath(item))
-    return paths
+    return [_as_path(item) for item in items]
 
 
 @contextlib.contextmanager

@@ -509,6 +509,19 @@ enum class Recorded : uint8_t {
 };
 std::string_view to_string(Recorded r);  // "nothing", "cpu_only", "gpu_not_recorded", "gpu"
 
+// Matrix ops whose recorded shapes give more FLOPs per second of their CPU time than any CPU
+// computes (recording/beyond_cpu.cpp): the work ran on a GPU the trace holds no record of.
+struct BeyondCpuFacts {
+  std::string op;            // the op name with the highest rate; empty when no op is beyond a CPU
+  uint64_t calls = 0;        // its calls with shapes and a duration
+  double flops_per_call = 0;  // mean
+  int64_t mean_ns = 0;       // the calls' mean duration on the CPU
+  double flops_per_s = 0;    // their FLOPs over their CPU time
+  double ceiling_flops_per_s = 0;  // the most any CPU computes in the op's precision
+  std::string precision;     // "fp32", "bf16", …
+  std::string formula;       // one call's, for people: "2·M·N·K = 2·4096·4096·4096"
+};
+
 struct RecordingFacts {
   Recorded what = Recorded::Nothing;
   uint64_t cpu_ops = 0;         // ATen ops (cpu_op)
@@ -521,6 +534,7 @@ struct RecordingFacts {
   std::string gpu_only_op;      // the first of them by name, to quote
   std::string gpu_backend;      // distributedInfo's backend when it runs only on GPUs (nccl), else ""
   bool from_torch = false;      // ATen ops or Python frames: torch.profiler, not a native program's scopes
+  BeyondCpuFacts beyond_cpu;    // looked for only in a trace that would otherwise read as CPU-only
 };
 
 struct Facts {

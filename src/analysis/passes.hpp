@@ -14,6 +14,9 @@ std::vector<Interval> gpu_busy_intervals(const Trace& trace);
 
 // What the profiler recorded: CPU only, GPU records missing, nothing (recording/recording.cpp).
 RecordingFacts recording(const Trace& trace);
+// The matrix op whose shapes give the most FLOPs per second of CPU time, when that is more than any
+// CPU computes (recording/beyond_cpu.cpp); an empty `op` otherwise.
+BeyondCpuFacts beyond_cpu(const Trace& trace);
 // Steps (ProfilerStep#N) with their CPU, sync-wait and GPU-busy times.
 std::vector<StepFacts> measure_steps(const Trace& trace);
 // Fills the measured fields of `windows` (start/end/event already set; ascending; adjacent ones may

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/terminal_text.hpp"
+#include "trace/foreign_file.hpp"
 #include "trace/input_source.hpp"
 #include "trace/json_framer.hpp"
 #include "trace/json_string.hpp"
@@ -50,6 +51,10 @@ constexpr uint64_t kEstimateAfterBytes = uint64_t{16} << 20;
 // The estimate is scaled up by this much: the start of a trace (set-up, warm-up steps) is not
 // always as dense as the rest, and reserving too much costs address space, not memory.
 constexpr double kReserveMargin = 1.25;
+
+// The bytes read to tell a file's kind when it is no JSON trace (name_foreign_file): a zip's first
+// entry name, an HTML page's <html> tag after a doctype and comments, a Perfetto trace's first packets.
+constexpr size_t kForeignHeadBytes = 64u << 10;
 
 using simdjson::error_code;
 using Clock = std::chrono::steady_clock;
@@ -331,6 +336,7 @@ class Reader {
   void parse_document() {
     const int c = peek();
     if (c < 0) syntax("the file is empty: expected a Chrome/Kineto trace (a JSON object)");
+    if (c != '{' && c != '[') name_foreign_file_kind();
     if (c == '{') {
       ++pos_;
       parse_top_object();
@@ -349,6 +355,23 @@ class Reader {
     }
     const int rest = peek();
     if (rest >= 0) syntax("unexpected " + describe_byte(rest) + " after the end of the trace");
+  }
+
+  // A file that is no JSON trace but a kind people mistake for one (a checkpoint, a Perfetto
+  // protobuf, an Nsight report, a web page) is named, with the way to record a trace instead. Its
+  // kind is read from the file's first bytes, which the buffer still holds from byte 0 (base_ 0)
+  // unless the file began with more whitespace than the buffer holds.
+  void name_foreign_file_kind() {
+    if (base_ != 0) return;
+    const size_t at = pos_;
+    pos_ = 0;  // fill() keeps the bytes from pos_ on
+    while (!eof_ && len_ < kForeignHeadBytes) fill();
+    pos_ = at;
+    const auto what = name_foreign_file(
+        {.head = std::string_view(data_, len_), .whole = eof_, .gzipped = source_.compressed(), .path = path_});
+    if (!what) return;
+    pos_ = 0;
+    syntax(*what);
   }
 
   void parse_top_object() {

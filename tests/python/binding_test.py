@@ -155,6 +155,23 @@ def check_errors():
             check("ProfilerStep#99" in str(e) and "#1, #2, #3" in str(e), f"missing step: {e}")
 
 
+def check_not_a_path():
+    """A trace's contents passed for its path (bytes or text), or a type no source is: a TypeError
+    that names what is accepted, not pybind11's list of overloads; a bytes path still works."""
+    with open(LEGACY, "rb") as f:
+        gz = f.read()
+    for source, what in ((gz, "gzip bytes"), (b'{"traceEvents": []}\n', "JSON bytes"), ('{"traceEvents": []}\n', "JSON text"),
+                         (bytearray(b"trace.json"), "a bytearray"), (3, "an int")):
+        for call in (lambda: whyslow.explain(source), lambda: whyslow.diff(LEGACY, source)):
+            try:
+                call()
+                check(False, f"{what} raises")
+            except TypeError as e:
+                check("a trace path (str or os.PathLike)" in str(e) and "torch.profiler.profile" in str(e)
+                      and "incompatible function arguments" not in str(e), f"{what}: {e}")
+    check(whyslow.explain(os.fsencode(LEGACY)).json() == whyslow.explain(LEGACY).json(), "a bytes path is a path")
+
+
 def check_kineto_fixture():
     """The same workload recorded by a Kineto torch (2.11, tools/record_cpu_fixture.py): the ops and
     steps read from Python match that torch's key_averages() and events, saved with the trace."""
@@ -339,6 +356,75 @@ def check_profiler_misuse(torch):
               f"never active: {e}")
 
 
+def check_profile_options(torch):
+    """whyslow.profile's options: the CPU, CUDA only where a GPU is, a schedule that skips one step,
+    warms up one and records `steps` once, shapes, stacks, modules and memory."""
+    from torch.profiler import ProfilerAction, ProfilerActivity
+    opts = whyslow.recommended_options(torch, 3)
+    gpu = torch.cuda.is_available()
+    check(opts["activities"] == [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else []),
+          f"CUDA activity only with a GPU (this machine: {gpu}): {opts['activities']}")
+
+    class TorchWithGpu:  # the same torch, on a machine with a GPU
+        profiler = torch.profiler
+
+        class cuda:
+            is_available = staticmethod(lambda: True)
+
+    check(whyslow.recommended_options(TorchWithGpu, 3)["activities"] == [ProfilerActivity.CPU, ProfilerActivity.CUDA],
+          "CUDA activity when a GPU exists")
+    A = ProfilerAction
+    check([opts["schedule"](i) for i in range(7)] == [A.NONE, A.WARMUP, A.RECORD, A.RECORD, A.RECORD_AND_SAVE, A.NONE, A.NONE],
+          "wait 1, warm-up 1, 3 recorded, once")
+    check(all(opts[k] is True for k in ("record_shapes", "with_stack", "with_modules", "profile_memory")),
+          f"shapes, stacks, modules, memory: {opts}")
+    for bad in (0, -1, 2.5, True):
+        try:
+            whyslow.profile(steps=bad)
+            check(False, f"steps={bad!r} raises")
+        except ValueError as e:
+            check("steps must be a whole number" in str(e), f"steps={bad!r}: {e}")
+
+
+def check_profile_helper(torch):
+    """`with whyslow.profile(steps=3) as p:` records, writes the trace where asked, explains it and
+    prints the explanation; too few steps and an exception in the block say what happened."""
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "steps.json")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            with whyslow.profile(steps=3, path=path) as p:
+                for _ in range(6):
+                    model(torch.randn(32, 64)).sum().backward()
+                    p.step()
+        if not os.path.exists(path) or p.report.json()["trace"]["events"] == 0:
+            print(f"whyslow.profile's recording is not checked: torch {torch.__version__}'s profiler wrote no trace "
+                  "(its options are)", file=sys.stderr)
+            return
+        check(p.steps_taken == 6 and p.path == path, f"whyslow.profile: {p.steps_taken} steps, {p.path}")
+        check(len(rows(p.report.steps)) == 3, f"whyslow.profile: 3 steps recorded: {rows(p.report.steps)}")
+        check(p.report.text() in printed.getvalue() and path in printed.getvalue(),
+              "whyslow.profile prints the explanation and the trace's path")
+        check_same_as_cli(p.report, path, "whyslow.profile")
+        check(hasattr(p.profiler, "key_averages"), "whyslow.profile keeps the torch profiler")
+        few = os.path.join(tmp, "few.json")
+        try:
+            with whyslow.profile(steps=2, path=few, show=False) as q:
+                q.step()
+            check(False, "too few steps raise")
+        except ValueError as e:
+            check("called 1 time" in str(e) and "at least 3 steps" in str(e), f"too few steps: {e}")
+        check(not os.path.exists(few), "nothing written for too few steps")
+        failed = os.path.join(tmp, "failed.json")
+        try:
+            with whyslow.profile(path=failed) as q:
+                raise KeyError("the program's own error")
+        except KeyError:
+            pass
+        check(not os.path.exists(failed) and q.report is None, "a block that raises is not explained")
+
+
 def check_data_loading(report, prof, what):
     """The loop waits for the DataLoader (32 ms of sleep per batch against a model step of a few
     ms): whyslow's data_loading finding, its numbers within the range of torch's own events."""
@@ -389,6 +475,7 @@ def check_against_key_averages(report, prof, what):
 
 def main():
     check_errors()
+    check_not_a_path()
     check_legacy_fixture()
     check_memory_fixture()
     check_inference_fixture()
@@ -410,8 +497,13 @@ def main():
     check_against_key_averages(live, prof, "live profiler")
     check_report_surface(live, "live profiler")
     check_data_loading(live, prof, "live profiler")
+    # The README's own example is this workload: data_loading leads and the CPU verdict defers to it.
+    check([f["id"] for f in live.findings] == ["data_loading", "cpu_bound"],
+          f"the README example's findings: {[f['id'] for f in live.findings]}")
     check_empty_profiler(torch)
     check_profiler_misuse(torch)
+    check_profile_options(torch)
+    check_profile_helper(torch)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)

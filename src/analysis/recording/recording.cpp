@@ -6,7 +6,7 @@
 // A CPU program's trace has no such call (nor a sync); an empty one has none of anything. A trace
 // cut down to its CPU ops (HTA's test data is one) has no CUDA call left, but ops that run only
 // with a GPU (NCCL's collectives, record_stream) or a GPU-only distributed backend still say that
-// a GPU did the work.
+// a GPU did the work, and so do matrix ops whose shapes give more FLOPs per second than a CPU has.
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/name_memo.hpp"
 #include "analysis/passes.hpp"
@@ -82,6 +82,11 @@ RecordingFacts recording(const Trace& t) {
     r.what = Recorded::GpuNotRecorded;
   else if (cpu_work) r.what = Recorded::CpuOnly;
   else r.what = Recorded::Nothing;
+  // No CUDA call, yet matrix work faster than any CPU: the GPU ran it, unrecorded (beyond_cpu.cpp).
+  if (r.what == Recorded::CpuOnly) {
+    r.beyond_cpu = beyond_cpu(t);
+    if (!r.beyond_cpu.op.empty()) r.what = Recorded::GpuNotRecorded;
+  }
   return r;
 }
 

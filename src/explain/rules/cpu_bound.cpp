@@ -30,6 +30,11 @@ constexpr double kMatrixShare = 0.3;
 // work to the GPU is the change that matters, so the verdict is a warning.
 constexpr double kUnusedGpuWarningShare = 0.5;
 
+// A step that waits for its DataLoader at least half of its time is the data_loading finding's:
+// faster ops (bf16, torch.compile) shorten only the rest, so the verdict says where the time is and
+// advises nothing that would give less than the wait's fix.
+constexpr double kDataLoadingLeadsShare = 0.5;
+
 // ATen's matrix products and convolutions on the CPU (mkldnn/oneDNN kernels among them).
 constexpr std::array<std::string_view, 12> kMatrixOps = {
     "aten::mm",           "aten::addmm",          "aten::bmm",           "aten::baddbmm",
@@ -76,11 +81,18 @@ void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const int64_t in_ops = median_of(windows, CpuCategory::CpuCompute);
   const double ops_share = static_cast<double>(in_ops) / static_cast<double>(step);
   const bool unused_gpu = !t.devices.empty();  // deviceProperties lists a GPU this program never used
+  const int64_t loading = median_of(windows, CpuCategory::DataLoading);
+  const bool loading_leads = static_cast<double>(loading) >= kDataLoadingLeadsShare * static_cast<double>(step);
 
   Finding x = make_finding(FindingId::cpu_bound);
   x.severity = unused_gpu && ops_share >= kUnusedGpuWarningShare ? Severity::Warning : Severity::Info;
-  x.title = fmt::format("The program runs on the CPU: {} of the recorded self time{}", named,
-                        unused_gpu ? fmt::format("; the {} this machine has runs nothing", t.devices.front().name) : "");
+  const std::string gpu_words = unused_gpu ? fmt::format("; the {} this machine has runs nothing", t.devices.front().name) : "";
+  x.title = loading_leads
+                ? fmt::format("The program runs on the CPU, and waits for its DataLoader {} of each {} step; its ops "
+                              "hold {} of it{}",
+                              human_percent(static_cast<double>(loading) / static_cast<double>(step)),
+                              human_duration(step), human_percent(ops_share), gpu_words)
+                : fmt::format("The program runs on the CPU: {} of the recorded self time{}", named, gpu_words);
   std::string where;
   for (size_t i = 0; i < std::min(kCategoriesNamed, categories.size()); ++i)
     if (static_cast<double>(categories[i].first) >= kCategoryNamedShare * static_cast<double>(step))
@@ -103,7 +115,12 @@ void rule_cpu_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
         "Run it on the {}: model.to(\"cuda\") and each batch .to(\"cuda\", non_blocking=True) (pin_memory=True in "
         "the DataLoader); then profile with ProfilerActivity.CUDA too.",
         t.devices.front().name));
-  if (share(matrix) >= kMatrixShare)
+  if (loading_leads)
+    x.try_next.push_back(fmt::format(
+        "Shorten the wait for data first (the data_loading finding says how): faster ops, with bf16 or torch.compile, "
+        "could give back at most their {} of the step.",
+        human_duration(in_ops)));
+  else if (share(matrix) >= kMatrixShare)
     x.try_next.push_back(
         "Matrix products and convolutions lead: with torch.autocast(\"cpu\", dtype=torch.bfloat16) they run in bf16 "
         "on CPUs with AMX or AVX-512 BF16 (Intel Sapphire Rapids, AMD Zen 4 and later); check that "

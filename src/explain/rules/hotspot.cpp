@@ -11,9 +11,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
+#include "analysis/core/event_names.hpp"
 #include "common/share.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
@@ -48,6 +51,8 @@ constexpr double kSyncShare = 0.5;
 constexpr double kOneKernelShare = 0.5;
 // The split of a wrapper names its three largest parts: enough to see where the time goes.
 constexpr size_t kSplitParts = 3;
+// ... each holding at least 1 % of the whole: a smaller part prints as "0 %" and points nowhere.
+constexpr double kSplitPartMinShare = 0.01;
 // A split of one part (one block under half of the steps, the rest in no block) says nothing the
 // blocks table does not: the steps' split is a finding from two parts on, and only when the parts
 // it names hold most of the steps (a few % each of fifty parts, or two blocks holding 5 % of a
@@ -241,9 +246,24 @@ std::string split_words(const Trace& t, const BlockFacts& b, const std::vector<P
       items.emplace_back(l.cpu_total_ns - l.block_ns, fmt::format("{} (library)", t.names.view(l.name)));
   std::stable_sort(items.begin(), items.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   std::string out;
-  for (size_t i = 0; i < items.size() && i < kSplitParts; ++i)
+  for (size_t i = 0; i < items.size() && i < kSplitParts && share(items[i].first, whole_ns) >= kSplitPartMinShare; ++i)
     out += fmt::format("{}{} {:.0f} %", i ? ", " : "", items[i].second, share(items[i].first, whole_ns) * 100);
   return out;
+}
+
+// The findings already made that say what limits the step, for a wrapper's hotspot to point to:
+// only those in the output ("overhead_bound" where none was found would send the reader nowhere).
+// "the overhead_bound finding says", "the data_loading and cpu_bound findings say"; "" for none.
+std::string limit_findings(const std::vector<Finding>& out) {
+  std::vector<std::string_view> ids;
+  for (const Finding& x : out)
+    if (x.id == FindingId::data_loading || x.id == FindingId::overhead_bound || x.id == FindingId::gpu_bound ||
+        x.id == FindingId::dependency_wait || x.id == FindingId::cpu_bound)
+      ids.push_back(to_string(x.id));
+  if (ids.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < ids.size(); ++i) names += std::string(i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::string(ids[i]);
+  return fmt::format("the {} finding{}", names, ids.size() == 1 ? " says" : "s say");
 }
 
 // "BertModel 97 % › … › BertAttention ×4 43 % › BertSelfAttention ×4 29 %": the path below the
@@ -344,6 +364,21 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   });
   const uint32_t lib = library_hotspot(t, b, heaviest);
   const int64_t lib_ns = lib == UINT32_MAX ? 0 : b.library_frames[lib].cpu_total_ns - b.library_frames[lib].block_ns;
+  std::string split;  // a wrapper's: how its time splits
+  if (wrapper) {
+    const int64_t whole = by_gpu ? r.gpu_ns : r.cpu_total_ns;
+    const bool below = d.hotspot + 1 < d.path.size();  // library groups hold it further down
+    split = below ? fmt::format("{}{}", path_words(t, b, d, whole),
+                                d.split.empty() ? "" : "; there: " + split_words(t, b, d.split, UINT32_MAX, whole))
+                  : split_words(t, b, d.split, heaviest, whole);
+  }
+  // The DataLoader's fetch is the data_loading finding's, with its fix: a hotspot that names it with
+  // nothing more (no library code its time goes to, no part of it worth a percent) is a second
+  // headline for the same time. One that finds where inside the fetch the time goes (OWLv2's
+  // scipy zoom) says what data_loading cannot.
+  if (is_data_loader_span(g.label) && lib == UINT32_MAX && (!wrapper || split.empty()) &&
+      std::any_of(out.begin(), out.end(), [](const Finding& x) { return x.id == FindingId::data_loading; }))
+    return;
   const std::string in_library =
       lib == UINT32_MAX ? std::string()
                         : fmt::format(" Most of its time is in library code it calls: {} takes {} ({:.0f} % of {}).",
@@ -379,11 +414,6 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const bool actionable = bw_loop || (!wrapper && ((cost == Cost::ManySmallLaunches && loop) || cost == Cost::Sync));
   if (actionable) x.severity = Severity::Warning;
   if (wrapper) {
-    const int64_t whole = by_gpu ? r.gpu_ns : r.cpu_total_ns;
-    const bool below = d.hotspot + 1 < d.path.size();  // library groups hold it further down
-    const std::string split = below ? fmt::format("{}{}", path_words(t, b, d, whole),
-                                                  d.split.empty() ? "" : "; there: " + split_words(t, b, d.split, UINT32_MAX, whole))
-                                    : split_words(t, b, d.split, heaviest, whole);
     x.title = fmt::format("{} holds {:.0f} % of {} {} time{}{}", title, paced_share * 100, span, by_gpu ? "GPU" : "CPU",
                           split.empty() ? "" : ": ", split);
   } else {
@@ -438,9 +468,17 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                                       : cpu_work_advice(f, r)};
       break;
   }
-  if (wrapper && !bw_loop)
-    x.try_next = {"The parts named above are where the step's time goes; the bound finding (overhead_bound, "
-                  "gpu_bound) says what limits it, and `whyslow explain --json` lists every block."};
+  if (wrapper && !bw_loop) {
+    std::vector<std::string> said;
+    if (!split.empty()) said.push_back("The parts named above are where the step's time goes");
+    const std::string limits = limit_findings(out);
+    if (!limits.empty()) said.push_back(fmt::format("{}{} what limits the step", said.empty() ? "T" : "t", limits.substr(1)));
+    said.push_back(said.empty() ? "`whyslow explain --json` lists every block, and where its time goes"
+                                : "`whyslow explain --json` lists every block");
+    std::string advice;
+    for (const std::string& part : said) advice += (advice.empty() ? "" : "; ") + part;
+    x.try_next = {advice + "."};
+  }
   if (bw_loop) {
     const BlockGroup& target = b.groups[bw->group];
     const FrameName at = target.location == kNoName ? FrameName{} : parse_frame_name(t.names.view(target.location));

@@ -3,6 +3,8 @@
 // to the kernel's start is the queue's length at that moment.
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -51,8 +53,12 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
       x.events.push_back({t.launch_link[l.max_delay_kernel], "its launch call"});
   }
   x.highlights.queue = longest_queue_delays(t, kMaxQueuePairs);
+  // sync_wait runs before this rule: it is named only when it is in the output to be seen.
+  const bool sync_wait_found =
+      std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.id == FindingId::sync_wait; });
   x.try_next = {"Nothing to fix by itself: read it as where the GPU timeline is relative to the CPU timeline.",
-                "If the CPU later blocks in a synchronize, that wait is this queue draining (see sync_wait)."};
+                std::string("If the CPU later blocks in a synchronize, that wait is this queue draining") +
+                    (sync_wait_found ? " (see sync_wait)." : ".")};
   x.impact_ns = 0;
   x.impact_what = "a measurement of the queue, not a saving: overhead_bound and dependency_wait measure the idle time";
   out.push_back(std::move(x));

@@ -63,21 +63,34 @@ void rule_recording(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       signs.push_back(fmt::format("{} op{} that run only on a GPU, such as {}", r.gpu_only_ops,
                                   r.gpu_only_ops == 1 ? "" : "s", r.gpu_only_op));
     if (!r.gpu_backend.empty()) signs.push_back(fmt::format("the distributed backend {}, which runs only on GPUs", r.gpu_backend));
-    const std::string said = signs.size() == 2 ? signs[0] + " and " + signs[1] : signs.at(0);
+    const BeyondCpuFacts& b = r.beyond_cpu;
+    if (!b.op.empty())
+      // The formula names the op: "aten::mm: 2·M·N·K = 2·4096·4096·4096".
+      signs.push_back(fmt::format("{} = {} of {} per call in {} of CPU time: {}, beyond any CPU's {}", b.formula,
+                                  human_flops(b.flops_per_call), b.precision, human_duration(b.mean_ns),
+                                  human_flop_rate(b.flops_per_s), human_flop_rate(b.ceiling_flops_per_s)));
+    std::string said = signs.at(0);
+    for (size_t i = 1; i < signs.size(); ++i) said += (i + 1 == signs.size() ? " and " : ", ") + signs[i];
     x.title = fmt::format("The GPU's records are missing: the trace's ops ran on a GPU ({}), but it holds no CUDA "
                           "call, kernel, copy or memset",
                           said);
     x.detail = fmt::format(
         "The program used a GPU{}, but the trace holds only its CPU ops: no kernel launch, no synchronizing call and "
-        "no record of the GPU's work, so whyslow says nothing of the GPU's time, and the CPU time below leaves out "
-        "the CUDA calls. The usual reasons: the trace was cut down to its CPU ops (a tool or a script that "
-        "filtered the events; test data often is), or it was recorded with ProfilerActivity.CPU alone by a torch "
-        "that records no CUDA call then.",
-        machine);
+        "no record of the GPU's work (the CUDA activity was not recorded), so whyslow says nothing of the GPU's time, "
+        "and the CPU time below leaves out the CUDA calls.{} The usual reasons: the trace was cut down to its CPU ops "
+        "(a tool or a script that filtered the events; test data often is), or it was recorded with "
+        "ProfilerActivity.CPU alone by a torch that records no CUDA call then.",
+        machine,
+        b.op.empty() ? std::string()
+                     : fmt::format(" The ops' durations are the time their launches took on the CPU: {} calls of {} "
+                                   "average {} each, while their shapes say each computed {}.",
+                                   b.calls, b.op, human_duration(b.mean_ns), human_flops(b.flops_per_call)));
   }
   x.evidence = {count("gpu_work_calls", r.gpu_work_calls), count("gpu_sync_calls", r.gpu_sync_calls),
                 count("gpu_records", r.gpu_records),
                 count("gpu_only_ops", r.gpu_only_ops), count("gpus_described", t.devices.size())};
+  if (!r.beyond_cpu.op.empty())
+    x.evidence.push_back({"beyond_cpu_op_rate", r.beyond_cpu.flops_per_s / 1e12, "TFLOP/s"});
   x.try_next = {"Record CUDA activity too: activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]. If it was "
                 "asked for, read the warnings the profiler printed when it started (CUPTI's errors are there), and "
                 "record again outside WSL or without another profiler attached."};
