@@ -13,6 +13,7 @@ namespace whyslow {
 void rule_recording(const Trace&, const Facts&, std::vector<Finding>&);  // nothing_recorded / gpu_not_recorded
 void rule_cold_start(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_first_seen_shapes(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_train_mode_inference(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_data_loading(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_alloc_churn(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_step_bound(const Trace&, const Facts&, std::vector<Finding>&);  // overhead_bound / gpu_bound

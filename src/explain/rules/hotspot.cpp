@@ -47,6 +47,11 @@ constexpr int64_t kSmallKernelNs = 10'000;
 constexpr uint32_t kLoopRepeats = 8;
 // A block blocked in syncs for at least half its CPU time is spent waiting, not working.
 constexpr double kSyncShare = 0.5;
+// Many launches a call that are mostly copies (fewer kernels than half the launches) while the
+// block blocks on the GPU for a tenth of its time or more: read-backs one element at a time (.item()
+// in a loop, each a device-to-host copy and a wait), not kernels to batch or capture in a graph —
+// a CUDA graph cannot hold a copy the host waits for.
+constexpr double kReadBackSyncShare = 0.10;
 // One kernel of at least half the block's GPU time is the block's GPU cost.
 constexpr double kOneKernelShare = 0.5;
 // The split of a wrapper names its three largest parts: enough to see where the time goes.
@@ -211,7 +216,10 @@ std::string cpu_work_advice(const Facts& f, const BlockRow& r) {
 Cost cost_of(const Trace& t, const BlockRow& r) {
   const double launches_per_call = r.calls ? static_cast<double>(r.launches) / static_cast<double>(r.calls) : 0;
   const int64_t mean_kernel = r.kernels ? r.gpu_ns / static_cast<int64_t>(r.kernels) : 0;
-  if (share(r.cpu_breakdown[static_cast<size_t>(CpuCategory::SyncWait)], r.cpu_total_ns) >= kSyncShare) return Cost::Sync;
+  const double sync = share(r.cpu_breakdown[static_cast<size_t>(CpuCategory::SyncWait)], r.cpu_total_ns);
+  if (sync >= kSyncShare) return Cost::Sync;
+  const bool mostly_copies = 2 * r.kernels < r.launches;
+  if (launches_per_call >= kManyLaunchesPerCall && mostly_copies && sync >= kReadBackSyncShare) return Cost::Sync;
   if (launches_per_call >= kManyLaunchesPerCall && mean_kernel <= kSmallKernelNs && r.gpu_ns < r.cpu_total_ns)
     return Cost::ManySmallLaunches;
   if (r.gpu_ns >= r.cpu_total_ns) {
@@ -440,10 +448,14 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                              "module, or torch.cuda.graphs; the launches then cost one replay: " + replay_words(*graphs) + ".");
       break;
     case Cost::Sync:
-      kind = fmt::format("waiting: {} of its CPU time is blocked in synchronizing calls", human_duration(sync_ns));
+      kind = fmt::format("waiting: {} of its CPU time is blocked in synchronizing calls{}", human_duration(sync_ns),
+                         launches_per_call >= kManyLaunchesPerCall
+                             ? fmt::format(", {:.0f} read-backs a call (device-to-host copies it waits for)", launches_per_call)
+                             : std::string());
       x.try_next = {fmt::format("Find the sync in {} (.item(), .cpu(), .tolist(), a printed tensor, "
                                 "torch.cuda.synchronize()) and move it out of the loop, or keep the value on the GPU.",
-                                where)};
+                                where),
+                    "Read back once: one .tolist() or .cpu() of the whole tensor instead of .item() per element."};
       break;
     case Cost::OneKernel:
       kind = fmt::format("one kernel: {} takes {} of its {} of GPU time", std::string(t.name_of(r.longest_kernel)),

@@ -48,6 +48,7 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
   const Graph& g = c.graph;
   const int64_t launch_cost = graph_launch_cost(c);
   uint64_t launches = 0, graphs = 0, graph_launches_seen = 0;
+  uint64_t alone = 0;  // read-backs left as they are: a copy, the only launch between two host waits
   int64_t compile_ns = 0;  // the compiled wrapper's guard time the trace already shows (kept)
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
@@ -60,11 +61,25 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
       ranges.emplace_back(sp.first, sp.last);
     for (const auto& [first, last] : ranges) {
       const bool main_lane = g.nodes[first].lane == sp.lane;
+      // Each region between two host waits: one whose only launch is a copy is a read-back (.item()
+      // in a loop: a copy, then the host waits for its value) and is not captured — the host needs
+      // the value, so the Python around it stays, and the copy stays a launch of its own.
+      std::vector<uint32_t> region_launches(1, 0), region_copies(1, 0);
+      for (NodeId n = first; n <= last; ++n) {
+        if (g.nodes[n].kind == NodeKind::HostWait) {
+          region_launches.push_back(0), region_copies.push_back(0);
+        } else if (g.nodes[n].kind == NodeKind::HostCall && c.trace.is_launch(g.nodes[n].event)) {
+          ++region_launches.back();
+          region_copies.back() += c.trace.kind[c.trace.launch_link[g.nodes[n].event]] == EventKind::Memcpy;
+        }
+      }
+      size_t region = 0;
       bool open_region = false;
       for (NodeId n = first; n <= last; ++n) {
         const GraphNode& node = g.nodes[n];
         if (node.kind == NodeKind::HostWait) {
           open_region = false;
+          ++region;
           continue;
         }
         if (node.category == CpuCategory::Compile) compile_ns += node.end_ns - node.start_ns;
@@ -72,6 +87,10 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
           ++graph_launches_seen;
         const bool launch = node.kind == NodeKind::HostCall && c.trace.is_launch(node.event);
         if (launch) ++launches;
+        if (region_launches[region] == 1 && region_copies[region] == 1) {
+          if (launch) ++alone;
+          continue;
+        }
         if (launch && !open_region) {
           open_region = true;
           if (main_lane) {
@@ -109,6 +128,9 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
   out.change = fmt::format("{:.0f} launch{} per step → {:.0f} graph launch{}", per_step_launches,
                            per_step_launches == 1 ? "" : "es", static_cast<double>(graphs) / static_cast<double>(steps),
                            graphs == steps ? "" : "es");
+  if (alone > 0)
+    out.change += fmt::format(" ({:.0f} read-back{} left alone: a copy the host waits for)",
+                              static_cast<double>(alone) / static_cast<double>(steps), alone == steps ? "" : "s");
   if (reduce_overhead) out.change += fmt::format(", plus reduce-overhead's {} µs per call", kReduceOverheadCallNs / 1000);
   return out;
 }
