@@ -37,6 +37,15 @@ std::string dims(const std::vector<int64_t>& d) {
   return "[" + out + "]";
 }
 
+// The SDPA op around an attention's first matmul: its math fallback (aten::_scaled_dot_product_
+// attention_math) runs the same matmul → softmax → matmul as hand-written attention.
+EventId sdpa_around(const Trace& t, EventId op) {
+  for (EventId a = t.parent[op]; a != kNoEvent; a = t.parent[a])
+    if (t.kind[a] == EventKind::CpuOp && t.name_of(a).find("scaled_dot_product_attention") != std::string_view::npos)
+      return a;
+  return kNoEvent;
+}
+
 }  // namespace
 
 void rule_eager_attention(const Trace& t, const Facts& f, std::vector<Finding>& out) {
@@ -57,10 +66,15 @@ void rule_eager_attention(const Trace& t, const Facts& f, std::vector<Finding>& 
   const int64_t saving = ns - estimate;
   if (saving < kMinSavingNs || static_cast<double>(saving) < kMinShareOfGpu * static_cast<double>(f.gpu_busy_ns)) return;
   const EagerAttention& top = f.eager_attention.front();
+  const EventId sdpa = sdpa_around(t, top.qk);
   Finding x = make_finding(FindingId::eager_attention);
-  x.title = fmt::format("Attention written as matmul → softmax → matmul ({} call{}, {} of GPU time): SDPA would "
-                        "take about {}",
-                        calls, calls == 1 ? "" : "s", human_duration(ns), human_duration(estimate));
+  x.title = sdpa != kNoEvent
+                ? fmt::format("SDPA runs its math fallback, matmul → softmax → matmul ({} call{}, {} of GPU time): a "
+                              "fused backend would take about {}",
+                              calls, calls == 1 ? "" : "s", human_duration(ns), human_duration(estimate))
+                : fmt::format("Attention written as matmul → softmax → matmul ({} call{}, {} of GPU time): SDPA would "
+                              "take about {}",
+                              calls, calls == 1 ? "" : "s", human_duration(ns), human_duration(estimate));
   x.detail = fmt::format(
       "{} → {} → {} over scores of {} ({} of the {} calls; {} per call, {}): the first GEMM writes the scores to device memory, the "
       "scale/mask/softmax kernels read and write them again, the second GEMM reads them back; {} kernels take {} "
@@ -77,11 +91,24 @@ void rule_eager_attention(const Trace& t, const Facts& f, std::vector<Finding>& 
                 {"flops", top.flops, "FLOP"}, us("sdpa_floor_us", top.fused_floor_ns), us("sdpa_estimate_us", estimate),
                 us("possible_saving_us", saving)};
   x.events = {{top.qk, "Q·Kᵀ matmul"}, {top.softmax, "softmax over the scores"}, {top.pv, "scores·V matmul"}};
-  x.try_next = {"Call torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=…, is_causal=…) "
-                "instead of the matmul/softmax/matmul (in Hugging Face models: attn_implementation=\"sdpa\" or "
-                "\"flash_attention_2\").",
-                "If the scores are needed (attention maps), compute them only where they are read; torch.compile "
-                "can also fuse the scale/mask/softmax kernels, though not the two GEMMs around them."};
+  if (sdpa != kNoEvent) {
+    x.detail += fmt::format(
+        " These are not your matmuls: they run inside {}, the path scaled_dot_product_attention takes when no fused "
+        "backend (flash, memory-efficient, cuDNN) accepts the call or all are turned off.",
+        t.name_of(sdpa));
+    x.try_next = {"Ask for a fused backend to learn why it was refused: with torch.nn.attention.sdpa_kernel("
+                  "[SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]): the call raises, and torch warns "
+                  "with each backend's reason.",
+                  "The usual reasons: fp32 inputs (flash needs fp16/bf16), a head dimension over 256, an attention "
+                  "mask or dropout the backend does not take, or torch.backends.cuda.enable_flash_sdp(False) and "
+                  "friends set somewhere."};
+  } else {
+    x.try_next = {"Call torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=…, is_causal=…) "
+                  "instead of the matmul/softmax/matmul (in Hugging Face models: attn_implementation=\"sdpa\" or "
+                  "\"flash_attention_2\").",
+                  "If the scores are needed (attention maps), compute them only where they are read; torch.compile "
+                  "can also fuse the scale/mask/softmax kernels, though not the two GEMMs around them."};
+  }
   x.impact_ns = saving;
   x.impact_what = "the attention's GPU time beyond a fused attention kernel";
   x.impact_is_gpu_time = true;
