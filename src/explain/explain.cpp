@@ -120,7 +120,7 @@ constexpr Rule kRules[] = {
     {rule_fp32_matmul, true},      {rule_unfused_elementwise, true}, {rule_exposed_comm, true},
     {rule_comm_wait, true},        {rule_memory_peak, false},       {rule_memory_growth, false},
     {rule_hotspot, false},         {rule_no_annotations, false},    {rule_eager_attention, true},
-    {rule_train_mode_inference, false},
+    {rule_train_mode_inference, false}, {rule_optimizer_step, true},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@ void rule_recording(const Trace&, const Facts&, std::vector<Finding>&);  // noth
 void rule_cold_start(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_first_seen_shapes(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_train_mode_inference(const Trace&, const Facts&, std::vector<Finding>&);
+void rule_optimizer_step(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_data_loading(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_alloc_churn(const Trace&, const Facts&, std::vector<Finding>&);
 void rule_step_bound(const Trace&, const Facts&, std::vector<Finding>&);  // overhead_bound / gpu_bound
