@@ -197,12 +197,17 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
   }
 }
 
-void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width) {
+// A finding: its title; unless `brief`, the detail, evidence and events; the fix replayed and what
+// to try; unless `brief`, the code to paste.
+void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width,
+                    bool brief) {
   append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", severity_marker(f.severity)), kFindingIndent,
                  line_width);
-  append_detail(out, f.detail, line_width);
-  append_evidence(out, f.evidence, line_width);
-  append_events(out, trace, facts, f.events);
+  if (!brief) {
+    append_detail(out, f.detail, line_width);
+    append_evidence(out, f.evidence, line_width);
+    append_events(out, trace, facts, f.events);
+  }
   if (f.what_if) {
     const WhatIf& w = *f.what_if;
     const double change = w.step_ns > 0 ? static_cast<double>(w.predicted_step_ns - w.step_ns) / static_cast<double>(w.step_ns) : 0;
@@ -216,7 +221,7 @@ void append_finding(std::string& out, const Trace& trace, const Facts& facts, co
     const std::string bullet = std::string(kFindingIndent) + "  - ", hang(display_width(bullet), ' ');
     for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang, line_width);
   }
-  append_code(out, f.code, line_width);
+  if (!brief) append_code(out, f.code, line_width);
 }
 
 }  // namespace
@@ -230,11 +235,15 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   } else {
     out += fmt::format("Findings ({}), most important first: {}\n\n", findings.size(), kSeverityLegend);
     for (const Finding& f : findings) {
-      append_finding(out, trace, facts, f, options.line_width);
+      append_finding(out, trace, facts, f, options.line_width, options.brief);
       out += '\n';
     }
   }
   if (const std::string w = what_if_table(facts); !w.empty()) out += w + '\n';
+  if (options.brief) {
+    out += "(--brief: without it, each finding's evidence and events, and the tables behind them)\n";
+    return printable_text(out);
+  }
   if (const std::string p = pace_table(facts, options.max_rows); !p.empty()) out += p + '\n';
   out += steps_table(facts) + '\n';
   if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';
