@@ -10,6 +10,7 @@
 #include "common/terminal_text.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
+#include "report/gpu_words.hpp"
 #include "report/text/text_report.hpp"
 #include "report/text/severity_marker.hpp"
 #include "report/text/tables.hpp"
@@ -39,21 +40,6 @@ std::string device_summary(const Trace& trace) {
 std::string step_count(size_t n) {
   if (n == 0) return "no steps";
   return n == 1 ? "1 step" : format_count(n) + " steps";
-}
-
-// The GPU's part of the summary line: its busy time only where the trace records the GPU (a
-// trace without its records must not read as an idle GPU).
-std::string gpu_summary(const Facts& facts) {
-  switch (facts.recording.what) {
-    case Recorded::Gpu:
-      return fmt::format("GPU busy {} ({})", human_duration(facts.gpu_busy_ns),
-                         format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
-    case Recorded::GpuNotRecorded:
-      return facts.recording.gpu_work_calls > 0 ? "GPU work launched, not recorded" : "GPU work not recorded";
-    case Recorded::CpuOnly: return "no GPU work";
-    case Recorded::Nothing: break;
-  }
-  return "nothing recorded";
 }
 
 std::string header(const Trace& trace, const Facts& facts) {
