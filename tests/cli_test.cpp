@@ -1,13 +1,17 @@
 // The command line a newcomer meets first (issue 30): --version, a typo'd subcommand, text fitted
 // to the terminal (COLUMNS, --wide), the severity legend, colour on a terminal (NO_COLOR), `report`
-// without -o, `info --json`, and `explain DIR` for the folders people have.
+// without -o, `info --json`, and `explain DIR` for the folders people have; output for people
+// (issue 46 item 6): `explain --brief`, prose at 80 columns into a pipe, `--help` wrapped with an
+// example.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "loader_test_util.hpp"
 #include "report/format.hpp"
@@ -39,6 +43,18 @@ CliRun whyslow(const std::string& args, const std::string& env = "") {
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A finding's title line: it starts with a severity marker.
+bool is_title(const std::string& line) {
+  return line.starts_with("[!!] ") || line.starts_with("[!]  ") || line.starts_with("[i]  ");
+}
+
 size_t widest_line(const std::string& text) {
   std::istringstream in(text);
   size_t widest = 0;
@@ -61,7 +77,7 @@ TEST(Cli, ATypoedSubcommandGetsTheClosestName) {
   EXPECT_NE(far.err.find("unknown subcommand 'trace.json'; the subcommands are explain, ops"), std::string::npos) << far.err;
 }
 
-TEST(Cli, TextFitsColumnsAndWideKeepsItAsItWas) {
+TEST(Cli, TextFitsColumnsAndWideKeepsLinesWhole) {
   const CliRun piped = whyslow("explain " + quoted(kTrace));
   ASSERT_EQ(piped.status, 0) << piped.err;
   EXPECT_GT(widest_line(piped.out), 100u);  // the tables: a pipe gets them whole
@@ -72,7 +88,73 @@ TEST(Cli, TextFitsColumnsAndWideKeepsItAsItWas) {
   // The prose is wrapped at 80, not cut: every word of the first finding's title is there.
   EXPECT_NE(narrow.out.find("one-off start-up"), std::string::npos) << narrow.out;
   const CliRun wide = whyslow("explain --wide " + quoted(kTrace), "COLUMNS=80");
-  EXPECT_EQ(wide.out, piped.out);
+  EXPECT_EQ(wide.out, whyslow("explain --wide " + quoted(kTrace)).out);  // COLUMNS or not
+}
+
+// Into a pipe (less, a file) the prose comes at 80 columns, never broken inside a word: at 100, an
+// 80-column `less` wrapped each line mid-word. COLUMNS chooses another width; --wide gives 100.
+TEST(Cli, ProseIntoAPipeWrapsAt80) {
+  const std::string trace = quoted(std::string(WHYSLOW_FIXTURES) + "/cpu/dataloader_workers0.json.gz");
+  auto widest_prose = [](const std::string& out) {
+    size_t widest = 0;  // title lines and what follows them up to the blank line: the findings
+    bool in_finding = false;
+    for (const std::string& line : lines_of(out)) {
+      in_finding = is_title(line) || (in_finding && !line.empty());
+      if (in_finding && line.find("  at +") == std::string::npos)  // not an event row: a table's
+        widest = std::max(widest, report::display_width(line));
+    }
+    return widest;
+  };
+  const CliRun piped = whyslow("explain " + trace);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_LE(widest_prose(piped.out), report::kPipeLineWidth) << piped.out;
+  EXPECT_GT(widest_prose(piped.out), report::kPipeLineWidth - 10) << piped.out;  // filled, not narrow
+  EXPECT_GT(widest_prose(whyslow("explain --wide " + trace).out), report::kPipeLineWidth);
+  EXPECT_LE(widest_prose(whyslow("explain " + trace, "COLUMNS=60").out), 60u);
+}
+
+// `explain --brief`: each finding's title, the fix replayed and what to try, and the what-if
+// table; the evidence, events and long tables only without it.
+TEST(Cli, BriefKeepsEveryFindingAndDropsTheEvidence) {
+  const std::string trace = quoted(std::string(WHYSLOW_FIXTURES) + "/cpu/dataloader_workers0.json.gz");
+  const CliRun full = whyslow("explain " + trace);
+  const CliRun brief = whyslow("explain --brief " + trace);
+  ASSERT_EQ(full.status, 0) << full.err;
+  ASSERT_EQ(brief.status, 0) << brief.err;
+  EXPECT_LT(lines_of(brief.out).size() * 3, lines_of(full.out).size()) << brief.out;
+  size_t titles = 0;
+  for (const std::string& line : lines_of(full.out))
+    if (is_title(line)) {
+      ++titles;
+      EXPECT_NE(brief.out.find(line + '\n'), std::string::npos) << line;
+    }
+  EXPECT_GE(titles, 2u);
+  EXPECT_NE(full.out.find("evidence: "), std::string::npos);
+  EXPECT_EQ(brief.out.find("evidence: "), std::string::npos) << brief.out;
+  EXPECT_EQ(brief.out.find("events:"), std::string::npos) << brief.out;
+  for (const char* kept : {"the fix, replayed: ", "try:\n", "What would it take:"})
+    EXPECT_NE(brief.out.find(kept), std::string::npos) << kept << "\n" << brief.out;
+  for (const char* dropped : {"Steps (", "Kernels", "Ops ("}) EXPECT_EQ(brief.out.find(dropped), std::string::npos) << dropped;
+}
+
+// --help fits 80 columns into a pipe (and COLUMNS when narrower), never broken inside a word, and
+// each command's help ends in an example to paste.
+TEST(Cli, EveryHelpFitsAndEndsInAnExample) {
+  for (const std::string command : {"", "explain", "ops", "kernels", "info", "diff", "report", "annotate", "digest",
+                                    "what-if", "mcp"}) {
+    SCOPED_TRACE(command);
+    const CliRun r = whyslow(command + " --help");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_LE(widest_line(r.out), report::kPipeLineWidth) << r.out;
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n  " + std::string(command == "mcp" ? "claude mcp add whyslow" : "whyslow " + command)),
+              std::string::npos) << r.out;
+    // A word wider than the description column gets a line of its own, whole.
+    for (const std::string& line : lines_of(whyslow(command + " --help", "COLUMNS=60").out))
+      if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos) {
+        EXPECT_LE(report::display_width(line), 60u) << line;
+      }
+  }
 }
 
 TEST(Cli, FindingsSayWhatTheMarkersMean) {

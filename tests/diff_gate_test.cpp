@@ -87,7 +87,8 @@ CliRun whyslow(const std::string& args) {
 }
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
-std::string diff_args(const std::string& a, const std::string& b) { return "diff " + quoted(a) + " " + quoted(b); }
+// --wide: prose at 100 columns, so the gate's line is one line (a pipe wraps prose at 80).
+std::string diff_args(const std::string& a, const std::string& b) { return "diff --wide " + quoted(a) + " " + quoted(b); }
 
 TEST(DiffGateCli, ExitsFourWhenBIsShownSlower) {
   const CliRun r = whyslow(diff_args(kEager, kCompile) + " --fail-if-slower 5");

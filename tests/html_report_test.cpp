@@ -119,6 +119,16 @@ TEST(HtmlReport, DataHoldsEveryEventKernelAndFlowOfASmallTrace) {
   EXPECT_EQ(int64_t(cold["shade"].at(0).at(1)), step.end_ns - e.facts.window.start_ns);
 }
 
+// The header's GPU words are explain's (issue 46 item 6): a CPU-only run's page says "no GPU work",
+// not "GPU busy 0 ns".
+TEST(HtmlReport, HeaderSaysNoGpuWorkForACpuOnlyRun) {
+  const auto cpu = testing::explain_file(testing::fixture("mlp_dataloader_cpu.json.gz"));
+  EXPECT_EQ(std::string_view(Blob(render_html(cpu.trace, cpu.facts, cpu.findings)).root["meta"]["gpu"]), "no GPU work");
+  const auto gpu = testing::explain_file(testing::fixture("mm_bias_64_fp32_cold.json.gz"));
+  EXPECT_EQ(std::string_view(Blob(render_html(gpu.trace, gpu.facts, gpu.findings)).root["meta"]["gpu"]),
+            "GPU busy 18.6 µs (0.0128 %)");
+}
+
 TEST(HtmlReport, SyncWaitMarksTheWaitsAndTheGpuWorkTheyCovered) {
   const auto e = testing::explain_file(testing::fixture("mm_bias_4096_fp32.json.gz"));
   Blob blob(render_html(e.trace, e.facts, e.findings));

@@ -87,6 +87,7 @@ TEST(Ranks, StragglerAndItsCause) {
   EXPECT_TRUE(findings[0].has_cause);
   EXPECT_EQ(findings[0].cause_rank, 2);
   EXPECT_EQ(findings[0].cause.block, "## data ##");
+  EXPECT_NE(findings[0].finding.title.find(": the other 3 ranks lose "), std::string::npos) << findings[0].finding.title;
 }
 
 // The cause from the user's code first (issue 28 item 3): a rank sleeping 1.2 ms per step inside
@@ -330,6 +331,8 @@ TEST(Ranks, GlooRankSleepingInItsDataBlockIsTheStragglerAndDataTheCause) {
   const auto findings = explain_ranks(f);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].finding.severity, Severity::Critical);  // rank 0 loses ~45 % of its step
+  // Two ranks: "the other rank loses", not "the other 1 ranks lose" (issue 46 item 6).
+  EXPECT_NE(findings[0].finding.title.find(": the other rank loses "), std::string::npos) << findings[0].finding.title;
 }
 
 TEST(Ranks, BalancedGlooPairHasNoStraggler) {

@@ -321,5 +321,25 @@ TEST(Format, WrapNeverExceedsTheWidth) {
   EXPECT_EQ(timed[1], "2.62 ms (79");
 }
 
+// A word longer than the line (a path, a kernel's name) gets a line of its own, whole: wrapping
+// never breaks inside a word, so `less` and a copy-paste see it as written.
+TEST(Format, WrapNeverBreaksAWord) {
+  const std::string path = "/home/me/runs/2024-06-01/tb/host_1234.1717000000000.pt.trace.json.gz";
+  const std::string text = "read " + path + " then at::native::vectorized_elementwise_kernel<4> took 2.62 µs";
+  const auto lines = report::wrap(text, 30);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "read");
+  EXPECT_EQ(lines[1], path);
+  std::string joined;
+  for (const std::string& l : lines) {
+    if (l != path && l.find("vectorized") == std::string::npos) {
+      EXPECT_LE(report::display_width(l), 30u) << l;
+    }
+    joined += (joined.empty() ? "" : " ") + l;
+  }
+  EXPECT_EQ(joined, text);  // every word whole, in order
+  EXPECT_EQ(lines.back(), "took 2.62 µs");  // µ is one column: the unit fits beside its number
+}
+
 }  // namespace
 }  // namespace whyslow

@@ -16,6 +16,7 @@ Command add_annotate_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   auto output = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("annotate", "the trace with a \"whyslow findings\" track added, for Perfetto");
+  cmd->footer("Example:\n  whyslow annotate trace.json.gz -o annotated.json.gz");
   add_trace_input(cmd, *o);
   cmd->add_option("-o,--output", *output, "the trace to write: .json, or .json.gz to compress it")->required();
   add_peaks(cmd, *o);

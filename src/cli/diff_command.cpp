@@ -39,6 +39,7 @@ Command add_diff_command(CLI::App& app) {
   auto path_b = std::make_shared<std::string>();
   auto d_opts = std::make_shared<DiffOptions>();
   CLI::App* cmd = app.add_subcommand("diff", "compare two traces (before/after, eager/torch.compile): did the change pay?");
+  cmd->footer("Example:\n  whyslow diff a.json.gz b.json.gz --fail-if-slower 5");
   cmd->add_option("a", o->path, "trace A (the baseline)")->required();
   cmd->add_option("b", *path_b, "trace B (the change)")->required();
   add_json(cmd, *o);

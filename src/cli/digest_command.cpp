@@ -17,6 +17,7 @@ Command add_digest_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   auto output = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("digest", "one rank's trace reduced to its digest, for `explain` of many ranks");
+  cmd->footer("Example:\n  whyslow digest rank0.json.gz -o rank0.digest.json");
   add_trace_input(cmd, *o);
   cmd->add_option("-o,--output", *output, "the digest to write (JSON); without it, stdout");
   add_peaks(cmd, *o);

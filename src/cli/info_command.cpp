@@ -16,6 +16,7 @@ namespace whyslow::cli {
 Command add_info_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   CLI::App* cmd = app.add_subcommand("info", "what the trace holds: events, tracks, devices");
+  cmd->footer("Example:\n  whyslow info trace.json.gz");
   add_trace_input(cmd, *o);
   cmd->add_flag("--json", o->json, "print JSON (docs/JSON.md, \"whyslow info --json\") instead of text");
   return {cmd, [o] {

@@ -11,7 +11,7 @@ Command add_mcp_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "mcp", "serve explain, diff, what-if, ops, kernels and memory to a coding agent: a Model Context Protocol "
              "server on stdin/stdout (README: whyslow for coding agents)");
-  cmd->footer("example: claude mcp add whyslow -- whyslow mcp");
+  cmd->footer("Example (Claude Code starts it, tools and all):\n  claude mcp add whyslow -- whyslow mcp");
   return {cmd, [] { return serve_mcp(std::cin, std::cout); }};
 }
 

@@ -71,7 +71,7 @@ void add_text_output(CLI::App* cmd, CommonOptions& o) {
   cmd->add_flag("--wide", o.wide, "lines as long as they are (prose at 100 columns), not cut at the terminal's width");
   cmd->parse_complete_callback([&o] {
     o.terminal = stdout_style(o.wide);
-    o.text.line_width = prose_width(o.terminal);
+    o.text.line_width = o.terminal.prose_width;
   });
 }
 

@@ -75,6 +75,7 @@ Command add_report_command(CLI::App& app) {
   auto as_ranks = std::make_shared<bool>(false), as_diff = std::make_shared<bool>(false);
   CLI::App* cmd =
       app.add_subcommand("report", "a self-contained HTML page: the findings drawn on the CPU and GPU lanes, charts");
+  cmd->footer("Example:\n  whyslow report trace.json.gz -o report.html");
   add_trace_input(cmd, *o);
   cmd->add_option("-o,--output", *output, "the HTML file to write (default: beside the trace, t.json.gz → t.html; "
                                           "two traces: a-vs-b.html beside A; ranks: r0-ranks.html beside the first)");

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "cli/help_formatter.hpp"
 #include "cli/subcommand_typo.hpp"
 #include "report/json/schema.hpp"
 #include "trace/load_error.hpp"
@@ -11,7 +12,11 @@
 namespace whyslow::cli {
 
 int run_whyslow(int argc, char** argv) {
-  CLI::App app{"whyslow: reads a torch.profiler / Kineto trace and says, with numbers, why the program is slow"};
+  // Named, so usage lines say "whyslow explain", not the path the binary was started by.
+  CLI::App app{"whyslow: reads a torch.profiler / Kineto trace and says, with numbers, why the program is slow", "whyslow"};
+  app.formatter(stdout_help_formatter());  // before the subcommands: each takes a copy
+  app.footer("Examples:\n  whyslow explain trace.json.gz\n  whyslow explain trace.json.gz --brief\n"
+             "whyslow COMMAND --help: the command's options and an example.");
   app.require_subcommand(1);
   app.set_version_flag("--version", "whyslow " + std::string(whyslow::kWhyslowVersion));
   const std::vector<Command> commands = {add_explain_command(app), add_ops_command(app),    add_kernels_command(app),

@@ -13,9 +13,10 @@ namespace {
 
 using TextTable = std::string (*)(const Analyzed&, const TextOptions&);
 
-Command add_table_command(CLI::App& app, const char* name, const char* what, TextTable table) {
+Command add_table_command(CLI::App& app, const char* name, const char* what, const char* example, TextTable table) {
   auto o = std::make_shared<CommonOptions>();
   CLI::App* cmd = app.add_subcommand(name, what);
+  cmd->footer(example);
   add_trace_input(cmd, *o);
   add_rows(cmd, *o);
   add_json(cmd, *o);
@@ -33,11 +34,13 @@ Command add_table_command(CLI::App& app, const char* name, const char* what, Tex
 
 Command add_ops_command(CLI::App& app) {
   return add_table_command(app, "ops", "the op table, with torch's key_averages() semantics",
+                           "Example:\n  whyslow ops trace.json.gz --rows 40",
                            [](const Analyzed& x, const TextOptions& t) { return render_ops_text(x.facts, t); });
 }
 
 Command add_kernels_command(CLI::App& app) {
   return add_table_command(app, "kernels", "the kernel table: calls, time, launch configuration",
+                           "Example:\n  whyslow kernels trace.json.gz --json",
                            [](const Analyzed& x, const TextOptions& t) { return render_kernels_text(x.trace, x.facts, t); });
 }
 
@@ -47,7 +50,11 @@ Command add_explain_command(CLI::App& app) {
   auto traces = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("explain", "findings and the steps, kernels, ops and annotation tables; with "
                                                 "several traces (files, a folder, a glob): a job's ranks together");
+  cmd->footer("Examples:\n  whyslow explain trace.json.gz --brief\n  whyslow explain log/");
   add_explain_inputs(cmd, *o, *traces);
+  cmd->add_flag("--brief", o->text.brief,
+                "only each finding's title, the fix replayed and what to try, and the what-if table (one trace; a "
+                "job's ranks view is short already)");
   return {cmd, [o, traces] {
             // A folder or a glob of one trace (tensorboard_trace_handler's after one run) is that trace.
             const std::vector<std::string> paths = expand_rank_paths(*traces);

@@ -72,16 +72,20 @@ std::string coloured(std::string_view text) {
 
 }  // namespace
 
-TerminalStyle stdout_style(bool wide) {
-  TerminalStyle style{.width = 0, .colour = takes_colour()};
-  if (wide) return style;
-  const size_t columns = columns_variable() > 0 ? columns_variable() : terminal_columns();
-  if (columns > 0) style.width = std::max(columns, kNarrowestWidth);
-  return style;
+TerminalStyle pipe_style(bool wide) {
+  return {.width = 0, .colour = false, .prose_width = wide ? report::kDefaultLineWidth : report::kPipeLineWidth};
 }
 
-size_t prose_width(const TerminalStyle& style) {
-  return style.width == 0 ? report::kDefaultLineWidth : std::min(style.width, report::kDefaultLineWidth);
+TerminalStyle stdout_style(bool wide) {
+  TerminalStyle style = pipe_style(wide);
+  style.colour = takes_colour();
+  if (wide) return style;
+  const size_t columns = columns_variable() > 0 ? columns_variable() : terminal_columns();
+  if (columns > 0) {
+    style.width = std::max(columns, kNarrowestWidth);
+    style.prose_width = std::min(style.width, report::kDefaultLineWidth);
+  }
+  return style;
 }
 
 void print_styled(std::string_view text, const TerminalStyle& style) {

@@ -41,7 +41,7 @@ Command add_what_if_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   auto edits = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("what-if", "predict the step after a fix: the trace's dependency graph, edited and replayed");
-  cmd->footer("example: whyslow what-if trace.json.gz --edit cuda-graphs --edit pin");
+  cmd->footer("Example:\n  whyslow what-if t.json.gz --edit cuda-graphs --edit pin");
   add_trace_input(cmd, *o);
   cmd->add_option("--edit", *edits, edit_help())->required();
   add_json(cmd, *o);

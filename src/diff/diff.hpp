@@ -269,6 +269,10 @@ Diff diff_traces(const Trace& a, const Facts& fa, const Trace& b, const Facts& f
 // and `Optimizer.step#<class>.step` name the implementation after it.
 std::string block_key(std::string_view name);
 
+// No GPU work in the compared steps: a CPU-only run (or one recorded without CUDA activity).
+// Both sides so: the verdict and the text say nothing of a GPU (verdict.cpp).
+bool cpu_only(const StepProfile& p);
+
 // Parts of diff_traces, one file each.
 StepProfile profile_steps(const Trace& t, const Facts& f);
 void compare_kernels(const Trace& a, const Facts& fa, const Trace& b, const Facts& fb, Diff& d);

@@ -56,8 +56,6 @@ double busy_share(const StepProfile& p) {
   return p.step.median > 0 ? std::min(1.0, static_cast<double>(p.gpu_busy.median) / static_cast<double>(p.step.median)) : 0;
 }
 
-// No GPU work in the compared steps: a CPU-only run (or one recorded without CUDA activity).
-bool cpu_only(const StepProfile& p) { return p.gpu_busy.max == 0 && p.kernels.max == 0 && p.memcpys.max == 0; }
 
 std::string bound_of(const StepProfile& p) {
   const double share = busy_share(p);
@@ -370,7 +368,9 @@ std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, co
             "the recordings and record both on one quiet machine, one right after the other."};
   if (x.keep.empty())
     return {fmt::format("Neither side wins at this size; keep the simpler one, or try a size where the {}.",
-                        v.bound_b == "cpu" ? "GPU work is larger" : "CPU overhead matters more")};
+                        cpu_only(a) && cpu_only(b) ? "work is larger"
+                        : v.bound_b == "cpu"       ? "GPU work is larger"
+                                                   : "CPU overhead matters more")};
   const bool keep_b = x.keep == "b";
   const StepProfile& slow = keep_b ? a : b;
   const StepProfile& fast = keep_b ? b : a;
@@ -379,10 +379,14 @@ std::vector<std::string> advice_words(const Verdict& v, const StepProfile& a, co
     return {fmt::format("Keep B: it saves {} of GPU work per step, and {}.",
                         human_duration(slow.gpu_busy.median - fast.gpu_busy.median), pace("the GPU work", v.bound_a, "A")),
             "Profile B again with a larger batch to see whether the gain holds as the GPU work grows."};
-  if (keep_b && x.because == "cpu_time")
-    return {fmt::format("Keep B: it saves {} of CPU time per step, and {}.", human_duration(slow.cpu.median - fast.cpu.median),
-                        pace("the CPU", v.bound_a, "A")),
-            "Profile B again with a larger batch: as the GPU work grows, the CPU saving matters less."};
+  if (keep_b && x.because == "cpu_time") {
+    std::vector<std::string> advice = {fmt::format("Keep B: it saves {} of CPU time per step, and {}.",
+                                                   human_duration(slow.cpu.median - fast.cpu.median), pace("the CPU", v.bound_a, "A"))};
+    // Without a GPU the CPU does all the work: a larger batch grows the saving with it.
+    if (!cpu_only(a) || !cpu_only(b))
+      advice.push_back("Profile B again with a larger batch: as the GPU work grows, the CPU saving matters less.");
+    return advice;
+  }
   if (keep_b)
     return {"Keep B: its steps are shorter, though neither by the GPU work alone nor by the CPU time alone; the "
             "blocks that changed most are listed below."};
@@ -502,6 +506,8 @@ std::string change_words(const Verdict& v) {
 
 }  // namespace
 
+bool cpu_only(const StepProfile& p) { return p.gpu_busy.max == 0 && p.kernels.max == 0 && p.memcpys.max == 0; }
+
 void judge(Diff& d) {
   Verdict& v = d.verdict;
   const StepProfile& a = d.a;
@@ -583,11 +589,15 @@ void judge(Diff& d) {
   const std::string because = cause_words(d, v);
   const std::string two_answers = window_and_steady_words(d);
   const std::string per_unit = per_unit_words(d);
-  v.summary = fmt::format("{}{}{}{}{} B runs {} per step and spends {}.{}{}", per_unit.empty() ? "" : per_unit + " ",
+  // Two CPU-only runs: their GPU work is nothing on both sides, not "the same GPU work".
+  const std::string work = cpu_only(a) && cpu_only(b)
+                               ? fmt::format("B spends {} per step", more_or_less(v.delta_cpu_ns, "CPU time"))
+                               : fmt::format("B runs {} per step and spends {}", more_or_less(v.delta_gpu_busy_ns, "GPU work"),
+                                             more_or_less(v.delta_cpu_ns, "CPU time"));
+  v.summary = fmt::format("{}{}{}{}{} {}.{}{}", per_unit.empty() ? "" : per_unit + " ",
                           two_answers.empty() ? "" : two_answers + " ", two_answers.empty() && per_unit.empty() ? "" : "Step by step: ",
                           verdict_words(v, a, b),
-                          (because.empty() ? "" : fmt::format(" Because {}.", because)) + mechanism_words(v),
-                          more_or_less(v.delta_gpu_busy_ns, "GPU work"), more_or_less(v.delta_cpu_ns, "CPU time"),
+                          (because.empty() ? "" : fmt::format(" Because {}.", because)) + mechanism_words(v), work,
                           bound_words(v, a, b), change_words(v));
   v.try_next = cause_advice(d, v);
   // Steps that do different amounts of work are judged per unit: that verdict leads, and step-level

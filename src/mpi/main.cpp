@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/help_formatter.hpp"
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
 #include "common/terminal_text.hpp"
@@ -20,7 +21,6 @@
 #include "mpi/inputs.hpp"
 #include "mpi/partition.hpp"
 #include "report/digest/digest_file.hpp"
-#include "report/format.hpp"
 #include "trace/load_error.hpp"
 #include "trace/trace_set.hpp"
 
@@ -74,11 +74,13 @@ int report(const std::vector<std::string>& paths, const std::vector<mpi::FileRes
 }
 
 int run(int argc, char** argv, int rank, int processes) {
-  CLI::App app{"whyslow-mpi: whyslow explain of a job's rank traces, read by the processes of an MPI job"};
+  CLI::App app{"whyslow-mpi: whyslow explain of a job's rank traces, read by the processes of an MPI job", "whyslow-mpi"};
+  app.formatter(cli::stdout_help_formatter());  // before the subcommand: it takes a copy
   app.require_subcommand(1);
   cli::CommonOptions o;
   std::vector<std::string> args;
   CLI::App* cmd = app.add_subcommand("explain", "the ranks' table, the straggler and each rank's findings");
+  cmd->footer("Example:\n  mpirun -n 8 whyslow-mpi explain 'rank-*.json.gz'");
   cli::add_explain_inputs(cmd, o, args);
   try {
     app.parse(argc, argv);
@@ -90,8 +92,8 @@ int run(int argc, char** argv, int rank, int processes) {
   }
   // mpirun gives each process a pty of its own, not the user's terminal: whyslow-mpi prints what
   // `whyslow explain` prints into a pipe (no width, no colour), whatever its stdout claims to be.
-  o.terminal = {};
-  o.text.line_width = report::kDefaultLineWidth;
+  o.terminal = cli::pipe_style(o.wide);
+  o.text.line_width = o.terminal.prose_width;
   // Process 0 expands the arguments and sizes the files (one shared filesystem) and tells the
   // others, so all compute the same split, or all stop, together.
   const mpi::InputList inputs = mpi::agree_on_inputs(

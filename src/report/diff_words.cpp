@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "common/units.hpp"
 #include "report/format.hpp"
 
@@ -52,6 +55,13 @@ std::string break_even_words(const Verdict& v) {
 
 std::string gate_line(const DiffGate& gate) {
   return fmt::format("CI gate: {}: exit {}", gate.result.reason, gate.exit_status);
+}
+
+bool shows_component(const Diff& d, std::string_view key) {
+  static constexpr std::string_view kGpuRows[] = {"sync_wait_us", "gpu_busy_us", "gpu_idle_us", "kernels",
+                                                   "launches",     "memcpys",     "memsets"};
+  const bool gpu_row = std::find(std::begin(kGpuRows), std::end(kGpuRows), key) != std::end(kGpuRows);
+  return !gpu_row || !cpu_only(d.a) || !cpu_only(d.b);
 }
 
 }  // namespace whyslow::report

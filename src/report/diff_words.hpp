@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diff/diff.hpp"
@@ -37,5 +38,10 @@ std::string break_even_words(const Verdict& v);
 
 // "CI gate: B is 143.1 % slower than A (confidence medium), over the allowed 5 %: exit 4".
 std::string gate_line(const DiffGate& gate);
+
+// Whether the per-step row `key` (Diff::components) is shown: the rows that measure the GPU's work
+// and the CPU's waits for it are all zero when both sides run on the CPU alone, and left out then
+// ("GPU busy 0" would read as an idle GPU).
+bool shows_component(const Diff& d, std::string_view key);
 
 }  // namespace whyslow::report

@@ -36,9 +36,12 @@ size_t display_width(std::string_view utf8);
 // Names that fit come back unchanged, except that control characters become spaces.
 std::string shorten(std::string_view name, size_t max_width);
 
-// Prose (findings, verdicts) wraps at 100 columns unless told otherwise: what a pipe and
-// `--wide` get, and what a terminal at least that wide shows.
+// Prose (findings, verdicts) wraps at 100 columns unless told otherwise: what `--wide` gets, and
+// what a terminal at least that wide shows (longer lines read badly however wide the screen).
 inline constexpr size_t kDefaultLineWidth = 100;
+// Prose into a pipe or a file when COLUMNS says no width: 80 columns, what `less` in a default
+// terminal, a code review and an email show whole; at 100 such a reader wraps each line mid-word.
+inline constexpr size_t kPipeLineWidth = 80;
 
 // Each line of `text` wider than `width` columns is cut to `width - 1` columns and "…": a wide
 // table fits a narrow terminal, its right-hand columns in `--wide`. `width` 0: unchanged.

@@ -13,6 +13,7 @@
 #include "output/output_file.hpp"
 #include "pipeline/pipeline.hpp"
 #include "report/digest/ranks_job.hpp"
+#include "report/format.hpp"
 #include "report/html/report.hpp"
 #include "report/json/json_report.hpp"
 #include "report/text/text_report.hpp"
@@ -23,6 +24,10 @@ namespace py = pybind11;
 
 namespace whyslow {
 namespace {
+
+// text() is what `whyslow explain` (`diff`) prints into a pipe: a string is read as a pipe's output
+// is, printed in a notebook or saved to a file, so its prose comes at the same 80 columns.
+constexpr size_t kTextWidth = report::kPipeLineWidth;
 
 const char* kind_name(LoadError::Kind k) {
   switch (k) {
@@ -52,7 +57,7 @@ class Analysis {
   explicit Analysis(Analyzed x) : x_(std::move(x)) {}
   std::string json() const { return render_json(x_.trace, x_.facts, x_.findings); }
   std::string text(size_t max_rows) const {
-    return render_explain_text(x_.trace, x_.facts, x_.findings, {.max_rows = max_rows});
+    return render_explain_text(x_.trace, x_.facts, x_.findings, {.max_rows = max_rows, .line_width = kTextWidth});
   }
   std::string html() const { return render_html(x_.trace, x_.facts, x_.findings); }
 
@@ -67,7 +72,7 @@ class Comparison {
     d_ = diff_traces(p_.a.trace, p_.a.facts, p_.b.trace, p_.b.facts);
   }
   std::string json() const { return render_diff_json(d_); }
-  std::string text(size_t max_rows) const { return render_diff_text(d_, {.max_rows = max_rows}); }
+  std::string text(size_t max_rows) const { return render_diff_text(d_, {.max_rows = max_rows, .line_width = kTextWidth}); }
   std::string html() const {
     return render_html_diff(p_.a.trace, p_.a.facts, p_.a.findings, p_.b.trace, p_.b.facts, p_.b.findings, d_);
   }
@@ -82,7 +87,7 @@ class RanksAnalysis {
  public:
   explicit RanksAnalysis(RanksReport r) : r_(std::move(r)) {}
   std::string json() const { return render_ranks_json(r_); }
-  std::string text() const { return render_ranks_text(r_, report::kDefaultLineWidth); }
+  std::string text() const { return render_ranks_text(r_, kTextWidth); }
 
  private:
   RanksReport r_;

@@ -88,8 +88,10 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   Finding x = make_finding(FindingId::straggler);
   const double share = static_cast<double>(cost) / static_cast<double>(step);
   if (share >= kCriticalLatenessShare) x.severity = Severity::Critical;
-  x.title = fmt::format("Rank {} arrives last at the collectives: the other {} ranks lose {} per step waiting for it",
-                        r.rank, f.ranks.size() - 1, human_duration(cost));
+  const size_t others = f.ranks.size() - 1;
+  x.title = fmt::format("Rank {} arrives last at the collectives: {} per step waiting for it", r.rank,
+                        others == 1 ? fmt::format("the other rank loses {}", human_duration(cost))
+                                    : fmt::format("the other {} ranks lose {}", others, human_duration(cost)));
   x.detail = fmt::format(
       "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; at those (the ones in "
       "flight together counted once), the first rank waited {} per step before rank {} joined, {} of it with no compute of its own to hide it "

@@ -5,6 +5,7 @@
 
 #include "analysis/steps/steady_steps.hpp"
 #include "report/format.hpp"
+#include "report/gpu_words.hpp"
 #include "report/html/event_class.hpp"
 #include "report/html/page_schema.hpp"
 #include "report/json/schema.hpp"
@@ -31,7 +32,7 @@ void write_meta(CompactJson& w, const Trace& t, const Facts& f, const Selection&
   w.key("window_ns").integer(f.window.duration_ns);
   // Absolute µs as text: trace clocks exceed what a JavaScript number holds to the nanosecond.
   w.key("window_start_us").string(format_us_exact(f.window.start_ns));
-  w.key("gpu_busy_ns").integer(f.gpu_busy_ns);
+  w.key("gpu").string(gpu_summary(f));  // the header's words: no "GPU busy 0 ns" without GPU records
   w.end_object();
 }
 

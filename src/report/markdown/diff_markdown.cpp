@@ -44,7 +44,7 @@ void components_table(std::string& out, const Diff& d) {
   out += "| | A | B | B − A |\n|---|--:|--:|--:|\n";
   for (const std::string_view key : kSummaryRows) {
     const auto c = std::find_if(d.components.begin(), d.components.end(), [&](const Component& x) { return x.key == key; });
-    if (c == d.components.end()) continue;
+    if (c == d.components.end() || !shows_component(d, key)) continue;
     const std::string delta = c->unit == Quantity::Time ? signed_time(c->delta()) : signed_count(c->delta());
     out += fmt::format("| {} | {} | {} | {} |\n", markdown_text(c->label), markdown_text(cell_value(*c, c->a.median)),
                        markdown_text(cell_value(*c, c->b.median)), markdown_text(delta));

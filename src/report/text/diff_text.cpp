@@ -143,6 +143,7 @@ std::string render_diff_text(const Diff& d, const TextOptions& options, const Di
   out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
   TextTable t({{"", Align::Left}, {"A"}, {"B"}, {"B − A"}});
   for (const Component& c : d.components) {
+    if (!shows_component(d, c.key)) continue;
     if (c.unit == Quantity::Time) row(t, c.label.c_str(), c.a, c.b, human_duration, signed_time);
     else row(t, c.label.c_str(), c.a, c.b, count_text, signed_count);
     if (c.key == "launches") launch_api_rows(t, d);

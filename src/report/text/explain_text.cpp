@@ -10,6 +10,7 @@
 #include "common/terminal_text.hpp"
 #include "common/units.hpp"
 #include "report/format.hpp"
+#include "report/gpu_words.hpp"
 #include "report/text/text_report.hpp"
 #include "report/text/severity_marker.hpp"
 #include "report/text/tables.hpp"
@@ -39,21 +40,6 @@ std::string device_summary(const Trace& trace) {
 std::string step_count(size_t n) {
   if (n == 0) return "no steps";
   return n == 1 ? "1 step" : format_count(n) + " steps";
-}
-
-// The GPU's part of the summary line: its busy time only where the trace records the GPU (a
-// trace without its records must not read as an idle GPU).
-std::string gpu_summary(const Facts& facts) {
-  switch (facts.recording.what) {
-    case Recorded::Gpu:
-      return fmt::format("GPU busy {} ({})", human_duration(facts.gpu_busy_ns),
-                         format_percent(facts.gpu_busy_ns, facts.window.duration_ns));
-    case Recorded::GpuNotRecorded:
-      return facts.recording.gpu_work_calls > 0 ? "GPU work launched, not recorded" : "GPU work not recorded";
-    case Recorded::CpuOnly: return "no GPU work";
-    case Recorded::Nothing: break;
-  }
-  return "nothing recorded";
 }
 
 std::string header(const Trace& trace, const Facts& facts) {
@@ -197,12 +183,17 @@ void append_events(std::string& out, const Trace& trace, const Facts& facts, con
   }
 }
 
-void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width) {
+// A finding: its title; unless `brief`, the detail, evidence and events; the fix replayed and what
+// to try; unless `brief`, the code to paste.
+void append_finding(std::string& out, const Trace& trace, const Facts& facts, const Finding& f, size_t line_width,
+                    bool brief) {
   append_wrapped(out, fmt::format("[{}] {}", to_string(f.id), f.title), fmt::format("{} ", severity_marker(f.severity)), kFindingIndent,
                  line_width);
-  append_detail(out, f.detail, line_width);
-  append_evidence(out, f.evidence, line_width);
-  append_events(out, trace, facts, f.events);
+  if (!brief) {
+    append_detail(out, f.detail, line_width);
+    append_evidence(out, f.evidence, line_width);
+    append_events(out, trace, facts, f.events);
+  }
   if (f.what_if) {
     const WhatIf& w = *f.what_if;
     const double change = w.step_ns > 0 ? static_cast<double>(w.predicted_step_ns - w.step_ns) / static_cast<double>(w.step_ns) : 0;
@@ -216,7 +207,7 @@ void append_finding(std::string& out, const Trace& trace, const Facts& facts, co
     const std::string bullet = std::string(kFindingIndent) + "  - ", hang(display_width(bullet), ' ');
     for (const std::string& t : f.try_next) append_wrapped(out, t, bullet, hang, line_width);
   }
-  append_code(out, f.code, line_width);
+  if (!brief) append_code(out, f.code, line_width);
 }
 
 }  // namespace
@@ -230,11 +221,15 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
   } else {
     out += fmt::format("Findings ({}), most important first: {}\n\n", findings.size(), kSeverityLegend);
     for (const Finding& f : findings) {
-      append_finding(out, trace, facts, f, options.line_width);
+      append_finding(out, trace, facts, f, options.line_width, options.brief);
       out += '\n';
     }
   }
   if (const std::string w = what_if_table(facts); !w.empty()) out += w + '\n';
+  if (options.brief) {
+    out += "(--brief: without it, each finding's evidence and events, and the tables behind them)\n";
+    return printable_text(out);
+  }
   if (const std::string p = pace_table(facts, options.max_rows); !p.empty()) out += p + '\n';
   out += steps_table(facts) + '\n';
   if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';

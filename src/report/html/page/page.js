@@ -6,9 +6,8 @@
 function renderHeader(D) {
   const m = D.meta;
   document.getElementById("file").textContent = m.path;
-  const busy = m.window_ns > 0 ? ` (${sig3(100 * m.gpu_busy_ns / m.window_ns)} %)` : "";
   const parts = [m.device || "no GPU described", `${fmtCount(m.events)} events`, `${D.steps.length} step${D.steps.length === 1 ? "" : "s"}`,
-    `window ${fmtDur(m.window_ns)}`, `GPU busy ${fmtDur(m.gpu_busy_ns)}${busy}`];
+    `window ${fmtDur(m.window_ns)}`, m.gpu];
   if (m.truncated) parts.push("truncated file: the events before the cut");
   document.getElementById("meta").textContent = parts.join(" · ");
   document.getElementById("footer").textContent =
