@@ -3,6 +3,7 @@
 
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "explain/rules.hpp"
 
 namespace whyslow {
@@ -50,10 +51,15 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
                           cause.count == 1 ? "" : "s");
   if (c.step_index >= 0) {
     const StepFacts& s = f.steps[c.step_index];
-    const double r = static_cast<double>(c.step_ns) / static_cast<double>(std::max<int64_t>(1, c.typical_step_ns));
+    // The typical step is the steady state's (steady_steps(): no step paying for new shapes), the
+    // one every other finding measures against; cold_start's own median of the other steps counts
+    // those steps in.
+    const std::vector<const StepFacts*> steady = steady_steps(f);
+    const int64_t typical = steady.empty() ? c.typical_step_ns : median_of(steady, &StepFacts::duration_ns);
+    const double r = static_cast<double>(c.step_ns) / static_cast<double>(std::max<int64_t>(1, typical));
     x.severity = r >= kCriticalRatio ? Severity::Critical : Severity::Warning;
     x.title = fmt::format("{} took {}, {} the other steps ({}): one-off start-up costs, not steady-state work",
-                          s.name, human_duration(c.step_ns), human_ratio(r), human_duration(c.typical_step_ns));
+                          s.name, human_duration(c.step_ns), human_ratio(r), human_duration(typical));
     x.detail = fmt::format(
         "The first time a process runs a CUDA kernel, library call or allocation it pays one-off costs: the "
         "driver loads the kernel's module, cuBLAS and friends query and set kernel attributes, the caching "
@@ -63,15 +69,15 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
         s.name, human_duration(explained),
         // The causes are timed whole while the extra is the step less a typical one: a cold step's
         // steady part is shorter than a typical step, so they can sum to more than the extra.
-        explained >= c.step_ns - c.typical_step_ns
+        explained >= c.step_ns - typical
             ? std::string("all of")
-            : human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns - c.typical_step_ns)) + " of",
-        human_duration(c.step_ns - c.typical_step_ns), causes);
-    x.evidence = {us("step_us", c.step_ns), us("typical_step_us", c.typical_step_ns), ratio("ratio", r),
+            : human_percent(static_cast<double>(explained) / std::max<int64_t>(1, c.step_ns - typical)) + " of",
+        human_duration(c.step_ns - typical), causes);
+    x.evidence = {us("step_us", c.step_ns), us("typical_step_us", typical), ratio("ratio", r),
                   us("explained_us", explained)};
     x.events.push_back({s.event, "slow step"});
     x.highlights.shade_emphasis = ShadeEmphasis::Strong;
-    x.impact_ns = c.step_ns - c.typical_step_ns;
+    x.impact_ns = c.step_ns - typical;
     x.impact_what = "the slow step's time above the typical step, paid once";
   } else {
     x.severity = Severity::Warning;
