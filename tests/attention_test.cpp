@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/roofline/op_cost.hpp"
+#include "op_input_builders.hpp"
 #include "report/roofline_words.hpp"
 #include "test_support.hpp"
 
@@ -12,18 +13,10 @@ namespace whyslow {
 namespace {
 
 OpInput tensor(std::vector<int64_t> dims, std::string type = "c10::BFloat16") {
-  OpInput t;
-  t.type = std::move(type);
-  t.dims = std::move(dims);
-  return t;
+  return testing::tensor(std::move(type), std::move(dims));
 }
-OpInput scalar(std::string concrete) {
-  OpInput s;
-  s.type = "Scalar";
-  s.concrete = std::move(concrete);
-  return s;
-}
-OpInput none() { return scalar(""); }
+using testing::none;
+using testing::scalar;
 
 std::string blocks_fixture(const std::string& name) { return std::string(WHYSLOW_FIXTURES) + "/blocks/" + name; }
 

@@ -11,6 +11,7 @@
 #include "diff/diff.hpp"
 #include "explain/finding.hpp"
 #include "loader_test_util.hpp"
+#include "op_input_builders.hpp"
 #include "report/json/json_report.hpp"
 #include "report/roofline_words.hpp"
 #include "report/text/tables.hpp"
@@ -24,19 +25,9 @@ namespace {
 using testing::TempDir;
 using testing::trace_json;
 
-OpInput tensor(std::vector<int64_t> dims) {
-  OpInput t;
-  t.type = "float";
-  t.dims = std::move(dims);
-  return t;
-}
-OpInput scalar(std::string concrete) {
-  OpInput s;
-  s.type = "ScalarList";
-  s.concrete = std::move(concrete);
-  return s;
-}
-
+// As traces write them: a float tensor, and conv's list arguments as Concrete Inputs of a ScalarList.
+OpInput tensor(std::vector<int64_t> dims) { return testing::tensor("float", std::move(dims)); }
+OpInput scalar(std::string concrete) { return testing::scalar(std::move(concrete), "ScalarList"); }
 // conv2d(input, weight, bias, stride, padding, dilation, groups) on a 1×3×56×56 input.
 std::string conv2d_no_model(const std::string& stride, const std::string& padding, const std::string& dilation,
                             const std::string& groups = "1") {

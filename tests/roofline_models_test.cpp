@@ -3,26 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "analysis/roofline/op_cost.hpp"
+#include "op_input_builders.hpp"
 #include "report/roofline_words.hpp"
 #include "test_support.hpp"
 
 namespace whyslow {
 namespace {
 
-OpInput tensor(std::string type, std::vector<int64_t> dims, std::vector<int64_t> strides = {}) {
-  OpInput t;
-  t.type = std::move(type);
-  t.dims = std::move(dims);
-  t.strides = std::move(strides);
-  return t;
-}
-OpInput scalar(std::string concrete, std::string type = "Scalar") {
-  OpInput s;
-  s.type = std::move(type);
-  s.concrete = std::move(concrete);
-  return s;
-}
-OpInput none() { return scalar(""); }
+using testing::none;
+using testing::scalar;
+using testing::tensor;
 
 const std::string kF32 = "float", kBF16 = "c10::BFloat16", kI64 = "long int";
 

@@ -40,8 +40,17 @@ constexpr size_t kMinRank = 2;
 // a few % of a CPU-bound step).
 constexpr double kMinScaledWorkShare = 0.5;
 
+// The compared steps (step_profile.cpp's compared_steps) in time order, for step_containing().
+std::vector<StepFacts> compared_steps_in_order(const Facts& f, const StepProfile& p) {
+  std::vector<StepFacts> steps;
+  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
+  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  return steps;
+}
+
+// The dims of an op's first tensor input with at least one dimension, if it recorded shapes.
 std::optional<std::vector<int64_t>> first_tensor_dims(const Trace& t, EventId e) {
-  if (t.detail[e] == UINT32_MAX || t.op_shapes[t.detail[e]].input_dims == kNoName) return std::nullopt;
+  if (t.input_dims_of(e) == kNoName) return std::nullopt;
   const std::optional<std::vector<OpInput>> inputs = op_inputs(t, e);
   if (!inputs) return std::nullopt;
   for (const OpInput& in : *inputs)
@@ -54,9 +63,7 @@ std::optional<std::vector<int64_t>> first_tensor_dims(const Trace& t, EventId e)
 // tensor input has n along dim, against all top-level op calls (unions); on the GPU, the work
 // launched from inside those calls, against all work launched from the steps.
 double scaled_work_share(const Trace& t, const Facts& f, const StepProfile& p, size_t dim, int64_t n) {
-  std::vector<StepFacts> steps;
-  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
-  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  const std::vector<StepFacts> steps = compared_steps_in_order(f, p);
   auto scaled = [&](EventId e) {
     if (t.kind[e] != EventKind::CpuOp) return false;
     const auto dims = first_tensor_dims(t, e);
@@ -86,12 +93,10 @@ double scaled_work_share(const Trace& t, const Facts& f, const StepProfile& p, s
 // given the same shape in every step (an op whose input changes from step to step does not tell
 // how much work a step does).
 std::map<std::string, std::vector<int64_t>> first_inputs(const Trace& t, const Facts& f, const StepProfile& p) {
-  std::vector<StepFacts> steps;
-  for (const StepFacts* s : compared_steps(f, p)) steps.push_back(*s);
-  std::sort(steps.begin(), steps.end(), [](const StepFacts& x, const StepFacts& y) { return x.start_ns < y.start_ns; });
+  const std::vector<StepFacts> steps = compared_steps_in_order(f, p);
   std::map<std::pair<std::string, int>, std::pair<int64_t, EventId>> first;  // (name, step) → (start, op)
   for (EventId e = 0; e < t.size(); ++e) {
-    if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX || t.op_shapes[t.detail[e]].input_dims == kNoName) continue;
+    if (t.kind[e] != EventKind::CpuOp || t.input_dims_of(e) == kNoName) continue;
     const int step = step_containing(steps, t.start_ns[e]);
     if (step < 0) continue;
     auto [it, inserted] = first.try_emplace({std::string(t.name_of(e)), step}, t.start_ns[e], e);
@@ -100,14 +105,10 @@ std::map<std::string, std::vector<int64_t>> first_inputs(const Trace& t, const F
   std::map<std::string, std::vector<int64_t>> out;
   std::set<std::string> varies;
   for (const auto& [key, v] : first) {
-    const std::optional<std::vector<OpInput>> inputs = op_inputs(t, v.second);
-    if (!inputs) continue;
-    for (const OpInput& in : *inputs)
-      if (in.is_tensor() && !in.dims.empty()) {
-        const auto [it, inserted] = out.try_emplace(key.first, in.dims);
-        if (!inserted && it->second != in.dims) varies.insert(key.first);
-        break;
-      }
+    const std::optional<std::vector<int64_t>> dims = first_tensor_dims(t, v.second);
+    if (!dims) continue;
+    const auto [it, inserted] = out.try_emplace(key.first, *dims);
+    if (!inserted && it->second != *dims) varies.insert(key.first);
   }
   for (const std::string& name : varies) out.erase(name);
   return out;

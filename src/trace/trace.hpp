@@ -215,6 +215,11 @@ struct Trace {
     if (dur_ns[a] != dur_ns[b]) return dur_ns[a] > dur_ns[b];
     return a < b;
   }
+  // An op's (or annotation's) recorded "Input Dims" (record_shapes); kNoName without.
+  NameId input_dims_of(EventId e) const {
+    const bool has_shapes = (kind[e] == EventKind::CpuOp || kind[e] == EventKind::UserAnnotation) && detail[e] != UINT32_MAX;
+    return has_shapes ? op_shapes[detail[e]].input_dims : kNoName;
+  }
   // A launch: a runtime/driver call that started a kernel, memcpy or memset. (Its launch_link
   // can also name a synchronization's GPU-side record, which CUPTI correlates with
   // cudaEventSynchronize and friends; that call launched nothing.)

@@ -39,6 +39,10 @@ bool is_record_function_name(std::string_view n) {
   return n.starts_with("## ") || (n.find('#') != std::string_view::npos && !n.starts_with("aten::"));
 }
 
+bool is_backward_event_name(std::string_view n) {
+  return n.starts_with("autograd::engine") || n.find("Backward") != std::string_view::npos;
+}
+
 bool is_data_loader_span(std::string_view n) {
   return n.starts_with("enumerate(DataLoader)#") || n.starts_with("enumerate(DataPipe)#");
 }

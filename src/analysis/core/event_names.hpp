@@ -34,6 +34,9 @@ bool is_record_function_name(std::string_view name);
 
 // torch.utils.data's iterator spans: "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
 // "enumerate(DataPipe)#…": the step waiting for (or computing) its next batch.
+// Autograd's backward: its engine's events ("autograd::engine::evaluate_function: …") or a backward
+// node ("MmBackward0", the ops it runs are inside one of them).
+bool is_backward_event_name(std::string_view name);
 bool is_data_loader_span(std::string_view name);
 
 // Device memory and pinned host memory allocation and release: cudaMalloc*, cudaFree*,

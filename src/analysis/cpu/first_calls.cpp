@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/core/median.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
@@ -28,6 +29,14 @@ struct JudgedCall {
 
 }  // namespace
 
+std::string first_input_text(const Trace& t, NameId dims) {
+  if (dims == kNoName) return "?";
+  std::string s(t.names.view(dims));
+  // "[[64, 512], [2048, 512], []]": the first input's shape is what changes between calls.
+  if (s.size() > 2 && s[0] == '[' && s[1] == '[') s = s.substr(1, s.find(']'));
+  return s;
+}
+
 std::vector<Interval> host_wait_intervals(const Trace& t, int64_t from, int64_t to) {
   HostWaitNames waits(t);
   std::vector<Interval> out;
@@ -43,22 +52,21 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
   // A shapeless wrapper (a "Torch-Compiled Region", a compiled graph's call) hides the ops inside
   // it: the cuDNN plan a compiled model builds for a new sequence length is paid inside its SDPA
   // call, which is not top level there.
-  auto dims_of = [&](EventId e) { return t.detail[e] == UINT32_MAX ? kNoName : t.op_shapes[t.detail[e]].input_dims; };
   auto is_op = [&](EventId e) {
     return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
   };
   NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
-  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && dims_of(a) != kNoName; });
+  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && t.input_dims_of(a) != kNoName; });
   NearestAncestor top_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && op_above.of(t.parent[a]) == kNoEvent; });
   std::vector<EventId> judged;
   std::set<EventId> wrappers;  // shapeless top-level ops with a judged op inside
   for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
+    if (is_op(e) && t.input_dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
       judged.push_back(e);
       if (const EventId top = top_above.of(t.parent[e]); top != kNoEvent) wrappers.insert(top);
     }
   for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrappers.count(e)) judged.push_back(e);
+    if (is_op(e) && t.input_dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrappers.count(e)) judged.push_back(e);
   std::sort(judged.begin(), judged.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
 
   std::map<std::pair<NameId, NameId>, std::vector<JudgedCall>> by_shape;  // (name, input dims) → calls in time order
@@ -68,11 +76,11 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     // Wholly inside time already explained (the ops a compilation traces on fake tensors): the
     // compile's work, not a call of the program's, neither a first call nor one to compare with.
     if (call.own_ns <= 0) continue;
-    by_shape[{t.name[e], dims_of(e)}].push_back(call);
+    by_shape[{t.name[e], t.input_dims_of(e)}].push_back(call);
     by_name[t.name[e]].push_back(call);
   }
-  std::unordered_map<EventId, bool> first_of_shape;
-  for (const auto& [key, calls] : by_shape) first_of_shape[calls.front().e] = true;
+  std::unordered_set<EventId> first_of_shape;
+  for (const auto& [key, calls] : by_shape) first_of_shape.insert(calls.front().e);
   const std::optional<int64_t> first_step = steps.empty() ? std::nullopt : profiler_step_number(steps.front().name);
   const bool mid_run = first_step && *first_step > 0;
   std::vector<FirstCall> out;

@@ -5,6 +5,7 @@
 // varying prompt lengths pays the second in its steady steps, once per new length.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "analysis/core/intervals.hpp"
@@ -21,6 +22,10 @@ std::vector<FirstCall> first_call_work(const Trace& trace, const std::vector<Ste
 // Facts::first_calls for analyze(): over the steps (else the window), with compilation and the
 // host's waits on the GPU as the time already explained.
 FirstCallFacts first_calls(const Trace& trace, const Facts& facts);
+
+// "[64, 512]" from an op's "Input Dims" text "[[64, 512], [2048, 512], []]": its first input, the
+// shape that tells one call from another; "?" without shapes.
+std::string first_input_text(const Trace& trace, NameId dims);
 
 // The time a host spends waiting (syncs, blocking copies) inside [from, to], merged.
 std::vector<Interval> host_wait_intervals(const Trace& trace, int64_t from, int64_t to);

@@ -56,14 +56,6 @@ std::vector<Interval> subtract(const std::vector<Interval>& a, const std::vector
   return out;
 }
 
-std::string first_input_text(const Trace& t, NameId dims) {
-  if (dims == kNoName) return "?";
-  std::string s(t.names.view(dims));
-  // "[[64, 512], [2048, 512], []]": the first input's shape is what changes between calls.
-  if (s.size() > 2 && s[0] == '[' && s[1] == '[') s = s.substr(1, s.find(']') );
-  return s;
-}
-
 // The cause of each recompilation: the input shape of the frame's call before it against its own.
 std::string recompile_causes(const Trace& t, const CompileFacts& c) {
   std::vector<std::pair<std::string, int>> causes;  // in the order they first happened

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
 #include "analysis/core/op_inputs.hpp"
 #include "analysis/core/track_range.hpp"
@@ -220,8 +221,7 @@ EventId first_embedding(const Trace& t, TrackId thread, int64_t start, int64_t e
 // Does autograd run a backward in [start, end) on the thread (its engine's or a *Backward node's events)?
 bool runs_backward(const Trace& t, TrackId thread, int64_t start, int64_t end) {
   for (EventId e : starting_in(t, thread, start, end)) {
-    const std::string_view n = t.name_of(e);
-    if (n.starts_with("autograd::engine") || n.find("Backward") != std::string_view::npos) return true;
+    if (is_backward_event_name(t.name_of(e))) return true;
   }
   return false;
 }

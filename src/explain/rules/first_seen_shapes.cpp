@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/cpu/first_calls.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -24,14 +25,6 @@ constexpr double kNewShapeCriticalShare = 0.5;
 constexpr size_t kNewShapeMinSteps = 3;
 // How many of the costliest first calls the finding points to on the timeline.
 constexpr size_t kNewShapeEventsShown = 3;
-
-std::string new_shape_input(const Trace& t, EventId e) {
-  if (t.detail[e] == UINT32_MAX || t.op_shapes[t.detail[e]].input_dims == kNoName) return "?";
-  std::string s(t.names.view(t.op_shapes[t.detail[e]].input_dims));
-  // "[[1, 8, 90, 64], [1, 8, 90, 64], …]": the first input's shape is what tells one call from another.
-  if (s.size() > 2 && s[0] == '[' && s[1] == '[') s = s.substr(1, s.find(']'));
-  return s;
-}
 
 }  // namespace
 
@@ -69,7 +62,7 @@ void rule_first_seen_shapes(const Trace& t, const Facts& f, std::vector<Finding>
                         human_duration(total), op, top->second.second, top->second.second == 1 ? "" : "s");
   std::string shapes;
   for (const FirstCall* c : costliest)
-    shapes += fmt::format("{}{} {} ({})", shapes.empty() ? "" : "; ", t.name_of(c->op), new_shape_input(t, c->op),
+    shapes += fmt::format("{}{} {} ({})", shapes.empty() ? "" : "; ", t.name_of(c->op), first_input_text(t, t.input_dims_of(c->op)),
                           human_duration(c->excess_ns));
   x.detail = fmt::format(
       "An op's first call on an input shape it had not run on before takes at least 3× its usual time: work "

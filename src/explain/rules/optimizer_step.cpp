@@ -29,9 +29,11 @@ bool is_fused_update(std::string_view n) {
 void rule_optimizer_step(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const std::vector<const StepFacts*> steps = steady_steps(f);
   if (f.steps.empty() || steps.empty()) return;
+  std::vector<bool> steady(f.steps.size());
+  for (const StepFacts* s : steps) steady[static_cast<size_t>(s - f.steps.data())] = true;
   auto in_steady_step = [&](int64_t ts) {
     const int i = step_containing(f.steps, ts);
-    return i >= 0 && std::find(steps.begin(), steps.end(), &f.steps[i]) != steps.end();
+    return i >= 0 && steady[static_cast<size_t>(i)];
   };
   NearestAncestor step_above(t, [&](EventId a) {
     return (t.kind[a] == EventKind::UserAnnotation || t.kind[a] == EventKind::CpuOp) && is_optimizer_step(t.name_of(a));

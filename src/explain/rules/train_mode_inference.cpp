@@ -6,6 +6,7 @@
 
 #include <array>
 
+#include "analysis/core/event_names.hpp"
 #include "analysis/core/intervals.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
@@ -24,21 +25,16 @@ bool draws_mask(std::string_view n) {
   return false;
 }
 
-// Autograd's backward: its engine's events or a backward node ("MmBackward0", "aten::…_backward").
-bool is_backward(std::string_view n) {
-  return n.starts_with("autograd::engine") || n.find("Backward") != std::string_view::npos || n.ends_with("_backward");
-}
-
 }  // namespace
 
-void rule_train_mode_inference(const Trace& t, const Facts& f, std::vector<Finding>& out) {
+void rule_train_mode_inference(const Trace& t, const Facts&, std::vector<Finding>& out) {
   uint64_t masks = 0;
   EventId first = kNoEvent;
   std::vector<Interval> spans;
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.kind[e] != EventKind::CpuOp) continue;
     const std::string_view n = t.name_of(e);
-    if (is_backward(n)) return;  // training: dropout belongs there
+    if (is_backward_event_name(n)) return;  // training: dropout belongs there
     if (!draws_mask(n)) continue;
     ++masks;
     if (first == kNoEvent) first = e;
