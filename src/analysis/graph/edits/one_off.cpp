@@ -23,6 +23,21 @@ namespace whyslow {
 namespace {
 
 
+// The nodes of lane nodes first..last that overlap [a, b): a CPU lane's nodes are numbered in
+// time order and follow one another without overlap, so they are a range found by halving (a scan
+// of the whole step for each op was quadratic in the cold step's length).
+std::pair<NodeId, NodeId> nodes_within(const Graph& g, NodeId first, NodeId last, int64_t a, int64_t b) {
+  NodeId lo = first, hi = last + 1;
+  while (lo < hi) {  // the first node ending after a
+    const NodeId mid = lo + (hi - lo) / 2;
+    if (g.nodes[mid].end_ns <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  NodeId end = lo;
+  while (end <= last && g.nodes[end].start_ns < b) ++end;
+  return {lo, end};
+}
+
 // Removes up to `ns` from the CPU-work nodes of lane nodes first..last in [a, b), each in
 // proportion to the part of it inside [a, b) that is left; returns what it removed.
 int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
@@ -32,17 +47,27 @@ int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, in
     if (x.kind != NodeKind::CpuWork || overlap <= 0 || x.dur_ns <= 0) return int64_t{0};
     return static_cast<int64_t>(static_cast<double>(overlap) * static_cast<double>(s.dur[n]) / static_cast<double>(x.dur_ns));
   };
+  const auto [from, to] = nodes_within(g, first, last, a, b);
   int64_t have = 0;
-  for (NodeId n = first; n <= last; ++n) have += inside(n);
+  for (NodeId n = from; n < to; ++n) have += inside(n);
   if (have <= 0 || ns <= 0) return 0;
   const double cut = std::min(1.0, static_cast<double>(ns) / static_cast<double>(have));
   int64_t removed = 0;
-  for (NodeId n = first; n <= last; ++n) {
+  for (NodeId n = from; n < to; ++n) {
     const int64_t take = static_cast<int64_t>(static_cast<double>(inside(n)) * cut);
     s.dur[n] -= take;
     removed += take;
   }
   return removed;
+}
+
+// Each name's median of its steady durations, computed once (a cold step asks for the same names
+// thousands of times).
+std::unordered_map<NameId, int64_t> medians_by_name(std::unordered_map<NameId, std::vector<int64_t>>&& by_name) {
+  std::unordered_map<NameId, int64_t> out;
+  out.reserve(by_name.size());
+  for (auto& [name, durations] : by_name) out.emplace(name, median(std::move(durations)));
+  return out;
 }
 
 }  // namespace
@@ -114,27 +139,31 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
     steady_between.push_back(between);
     for (NodeId w : step_work(g, st)) steady_kernels[t.name[g.nodes[w].event]].push_back(g.nodes[w].dur_ns);
   }
+  const auto call_medians = medians_by_name(std::move(steady_calls));
+  const auto op_medians = medians_by_name(std::move(steady_ops));
+  const auto kernel_medians = medians_by_name(std::move(steady_kernels));
   int64_t first_calls = 0;
   for (NodeId n = sp.first; n <= sp.last; ++n) {
     const GraphNode& x = g.nodes[n];
     if (x.kind != NodeKind::HostCall) continue;
-    const auto it = steady_calls.find(t.name[x.event]);
-    if (it == steady_calls.end() || median(it->second) >= s.dur[n]) continue;
-    first_calls += s.dur[n] - median(it->second);
-    s.dur[n] = median(it->second);
+    const auto it = call_medians.find(t.name[x.event]);
+    if (it == call_medians.end() || it->second >= s.dur[n]) continue;
+    first_calls += s.dur[n] - it->second;
+    s.dur[n] = it->second;
   }
   for (EventId e : tr.events) {
     if (t.parent[e] != step.event || t.dur_ns[e] <= 0) continue;
-    const auto it = steady_ops.find(t.name[e]);
-    if (it == steady_ops.end()) continue;
+    const auto it = op_medians.find(t.name[e]);
+    if (it == op_medians.end()) continue;
     int64_t left = 0;  // what is left of the op's time after the cuts above
-    for (NodeId n = sp.first; n <= sp.last; ++n) {
+    const auto [from_node, to_node] = nodes_within(g, sp.first, sp.last, t.start_ns[e], t.end_ns(e));
+    for (NodeId n = from_node; n < to_node; ++n) {
       const GraphNode& x = g.nodes[n];
       const int64_t overlap = std::min(x.end_ns, t.end_ns(e)) - std::max(x.start_ns, t.start_ns[e]);
       if (overlap > 0 && x.dur_ns > 0)
         left += static_cast<int64_t>(static_cast<double>(overlap) * static_cast<double>(s.dur[n]) / static_cast<double>(x.dur_ns));
     }
-    const int64_t excess = left - median(it->second);
+    const int64_t excess = left - it->second;
     if (excess > 0) first_calls += shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), excess);
   }
   // Time between recorded events (the interpreter importing and initialising on first use).
@@ -155,9 +184,9 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
   }
   uint64_t warm_kernels = 0;
   for (NodeId w : step_work(g, sp)) {
-    const auto it = steady_kernels.find(t.name[g.nodes[w].event]);
-    if (it != steady_kernels.end() && median(it->second) < s.dur[w]) {
-      s.dur[w] = median(it->second);
+    const auto it = kernel_medians.find(t.name[g.nodes[w].event]);
+    if (it != kernel_medians.end() && it->second < s.dur[w]) {
+      s.dur[w] = it->second;
       ++warm_kernels;
     }
     for (uint32_t k = g.edge_begin[w]; k < g.edge_begin[w + 1]; ++k)
