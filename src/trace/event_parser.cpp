@@ -1,4 +1,5 @@
 #include "trace/parsed_batch.hpp"
+#include "trace/event_args.hpp"
 #include "trace/time_range.hpp"
 
 #include <emmintrin.h>
@@ -50,25 +51,10 @@ const char* type_name(od::json_type t) {
   return "something else";
 }
 
-// Where one batch's parse writes: the batch, and scratch space for escaped keys (used at once).
-struct Scratch {
-  ParsedBatch& batch;
+// Where one batch's parse writes: the batch's texts, and scratch space for escaped keys (used at once).
+struct Scratch : BatchTextWriter {
+  explicit Scratch(ParsedBatch& b) : BatchTextWriter(b) {}
   std::string key;
-  // Each field's previous string and its index: an event's category, pid and tid (often its
-  // name) repeat the previous event's, and one compare is cheaper than hashing for the table.
-  std::array<std::pair<std::string_view, uint32_t>, kTextFields> last{};
-  void text(TextField field, std::string_view text) {
-    uint32_t index = kAbsentText;
-    if (text.data()) {
-      auto& [previous, previous_index] = last[static_cast<size_t>(field)];
-      if (!previous.data() || !same_bytes(text, previous)) {
-        previous = text;
-        previous_index = batch.strings.add(text);
-      }
-      index = previous_index;
-    }
-    batch.texts.push_back({field, index});
-  }
   // Per field, the text of the last number checked as JSON in it: the same bytes need no second
   // check (a thread's events repeat their pid and tid).
   std::array<std::string_view, kTextFields> checked_number{};
@@ -100,14 +86,6 @@ inline std::string_view key_of(od::field& f, Scratch& scratch) {
   while (*q != '"' && *q != '\\') ++q;  // the key is a complete string: a quote ends it
   if (*q == '"') return std::string_view(p, static_cast<size_t>(q - p));
   return escaped_key(p, scratch);
-}
-
-// Whether `key` is the literal `name`: a compare of the literal's compile-time length, which the
-// compiler turns into a load or two (string_view's == calls memcmp with the key's run-time length,
-// 1.5 % of a load's CPU time when every key of every event went through it).
-template <size_t N>
-inline bool key_is(std::string_view key, const char (&name)[N]) {
-  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
 }
 
 // Where a value starts: its token's first byte, which stays put after the value is read.
@@ -277,73 +255,23 @@ void string_or_raw(od::value& v, std::string_view key, TextField field, Scratch&
   scratch.text(field, t == od::json_type::null ? std::string_view{} : raw);
 }
 
+// An args value as read_event_arg (event_args.hpp) reads it, through simdjson.
+struct GeneralArgValue {
+  od::value& v;
+  std::string_view key;
+  Scratch& scratch;
+  int64_t integer(int64_t absent) { return int_arg(v, key, absent); }
+  void int3(int32_t out[3]) { int3_arg(v, key, out); }
+  void text(TextField field) { string_or_raw(v, key, field, scratch); }
+};
+
 void parse_args(od::object& args, ParsedEvent& e, Scratch& scratch) {
   for (auto field_result : args) {
     if (field_result.error()) throw EventFieldError{"malformed 'args' object", nullptr, LoadError::Kind::Syntax};
     od::field& f = field_result.value_unsafe();  // in place: a copy costs a store-forwarding stall
     const std::string_view key = key_of(f, scratch);
-    od::value& v = f.value();  // a reference too, not a copy
-    switch (key.size()) {
-      case 3:
-        if (key_is(key, "Seq")) e.comm.seq = int_arg(v, key, -1);
-        break;
-      case 4:
-        if (key_is(key, "grid")) { int3_arg(v, key, e.gpu.grid); e.has_gpu_detail = true; }
-        else if (key_is(key, "name")) string_or_raw(v, key, TextField::MetaValue, scratch);
-        else if (key_is(key, "Addr")) { e.memory.addr = int_arg(v, key, -1); e.has_memory = true; }
-        break;
-      case 5:
-        if (key_is(key, "block")) { int3_arg(v, key, e.gpu.block); e.has_gpu_detail = true; }
-        else if (key_is(key, "bytes")) e.gpu.bytes = int_arg(v, key, -1);
-        else if (key_is(key, "dtype")) string_or_raw(v, key, TextField::CommDtype, scratch);
-        else if (key_is(key, "Bytes")) { e.memory.bytes = int_arg(v, key, 0); e.has_memory = true; }
-        break;
-      case 6:
-        if (key_is(key, "labels")) string_or_raw(v, key, TextField::MetaValue, scratch);
-        break;
-      case 9:
-        if (key_is(key, "Device Id")) e.memory.device_id = static_cast<int32_t>(int_arg(v, key, -1));
-        break;
-      case 10:
-        if (key_is(key, "Input type")) string_or_raw(v, key, TextField::InputType, scratch);
-        else if (key_is(key, "Input Dims")) string_or_raw(v, key, TextField::InputDims, scratch);
-        else if (key_is(key, "Group size")) e.comm.group_size = static_cast<int32_t>(int_arg(v, key, -1));
-        break;
-      case 11:
-        if (key_is(key, "correlation")) e.correlation = int_arg(v, key);
-        else if (key_is(key, "External id") || key_is(key, "external id")) e.external_id = int_arg(v, key);
-        else if (key_is(key, "Device Type")) e.memory.device_type = static_cast<int32_t>(int_arg(v, key, -1));
-        break;
-      case 13:
-        if (key_is(key, "shared memory")) e.gpu.shared_memory = static_cast<int32_t>(int_arg(v, key, -1));
-        else if (key_is(key, "Input Strides")) string_or_raw(v, key, TextField::InputStrides, scratch);
-        else if (key_is(key, "In msg nelems")) e.comm.in_nelems = int_arg(v, key, -1);
-        // torch 2.x writes 0 on forward ops and the forward thread's id on backward ops.
-        else if (key_is(key, "Fwd thread id")) e.forward_linked = int_arg(v, key) != 0;
-        break;
-      case 14:
-        if (key_is(key, "cuda_sync_kind")) string_or_raw(v, key, TextField::SyncKind, scratch);
-        else if (key_is(key, "Out msg nelems")) e.comm.out_nelems = int_arg(v, key, -1);
-        else if (key_is(key, "Total Reserved")) { e.memory.total_reserved = int_arg(v, key, -1); e.has_memory = true; }
-        break;
-      case 15:
-        if (key_is(key, "Concrete Inputs")) string_or_raw(v, key, TextField::ConcreteInputs, scratch);
-        else if (key_is(key, "Collective name")) string_or_raw(v, key, TextField::CommCollective, scratch);
-        else if (key_is(key, "Total Allocated")) { e.memory.total_allocated = int_arg(v, key, -1); e.has_memory = true; }
-        else if (key_is(key, "Sequence number")) e.sequence = int_arg(v, key, -1);
-        break;
-      case 16:  // older torch names the group by number only
-        if (key_is(key, "Process Group ID")) string_or_raw(v, key, TextField::CommGroupId, scratch);
-        break;
-      case 18:
-        if (key_is(key, "Process Group Name")) string_or_raw(v, key, TextField::CommGroupName, scratch);
-        break;
-      case 20:
-        if (key_is(key, "registers per thread")) e.gpu.registers = static_cast<int32_t>(int_arg(v, key, -1));
-        break;
-      default:
-        break;
-    }
+    GeneralArgValue value{f.value(), key, scratch};  // a reference to the value, not a copy
+    read_event_arg(key, value, e);
   }
 }
 
@@ -404,8 +332,8 @@ std::string where_text(const std::string& path, uint64_t offset, uint64_t index)
   return path + ": byte " + std::to_string(offset) + " (event #" + std::to_string(index) + ")";
 }
 
-// The event's own checks, those that need no other event: a phase, and the times its phase needs.
-// Returns what is wrong, or nullptr.
+}  // namespace
+
 const char* missing_field(const ParsedEvent& e) {
   switch (e.ph) {
     case 'X':
@@ -425,7 +353,7 @@ const char* missing_field(const ParsedEvent& e) {
   }
 }
 
-void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
+void parse_batch_general(ParsedBatch& b, const std::string& path) {
   const std::vector<EventSpan>& spans = b.spans;
   char* const buf = b.bytes.get();
   // The batch document runs from the byte before the first event to the byte after the last.
@@ -460,7 +388,7 @@ void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
     return 0;
   };
 
-  Scratch scratch{b, {}};
+  Scratch scratch(b);
   for (int attempt = 0;; ++attempt) {
     od::document doc;
     error_code err = b.parser.iterate(open, batch_len, batch_capacity).get(doc);
@@ -510,25 +438,6 @@ void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
     }
     return;
   }
-}
-
-}  // namespace
-
-void parse_batch(ParsedBatch& batch, const std::string& path) {
-  batch.events.clear();
-  batch.texts.clear();
-  batch.strings.clear();
-  batch.owned.clear();
-  batch.replaced_control_chars = 0;
-  batch.error = nullptr;
-  if (batch.spans.empty()) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    parse_batch_or_throw(batch, path);
-  } catch (...) {
-    batch.error = std::current_exception();
-  }
-  batch.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace whyslow

@@ -83,7 +83,7 @@ class Reader {
         options_(options),
         source_(path),
         builder_(path),
-        parser_(builder_, path, plan_load_threads(load_cores(options))) {
+        parser_(builder_, path, plan_load_threads(load_cores(options)), options.reader) {
     allocate(kReadBytes);
   }
 

@@ -45,8 +45,8 @@ constexpr size_t kSlotsPerParser = 2;
 struct ParsePipeline::Shared {
   enum class SlotState { Free, Queued, Parsing, Parsed };
 
-  Shared(std::string p, size_t parsers)
-      : path(std::move(p)), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
+  Shared(std::string p, size_t parsers, EventReader r)
+      : path(std::move(p)), reader(r), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
     for (size_t i = 0; i < parsers; ++i) threads.emplace_back([this] { parse_all(); });
   }
   ~Shared() {
@@ -80,7 +80,7 @@ struct ParsePipeline::Shared {
   }
 
   void parse_claimed(size_t k) {
-    parse_batch(slots[k], path);
+    parse_batch(slots[k], path, reader);
     {
       std::lock_guard lock(m);
       state[k] = SlotState::Parsed;
@@ -89,6 +89,7 @@ struct ParsePipeline::Shared {
   }
 
   std::string path;
+  EventReader reader;
   std::vector<ParsedBatch> slots;
   std::vector<SlotState> state;
   uint64_t queued = 0, claimed = 0;  // batches
@@ -100,11 +101,11 @@ struct ParsePipeline::Shared {
   std::vector<std::thread> threads;
 };
 
-ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads)
+ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads, EventReader reader)
     : builder_(builder),
       path_(printable(path)),
       framer_thread_(threads.framer_thread),
-      shared_(std::make_unique<Shared>(path_, threads.parsers)) {}
+      shared_(std::make_unique<Shared>(path_, threads.parsers, reader)) {}
 
 ParsePipeline::~ParsePipeline() = default;
 

@@ -35,7 +35,7 @@ class ParsePipeline {
   // Thrown by submit() on the framer's thread once the builder has given up (cancel()).
   struct Cancelled {};
 
-  ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads);
+  ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads, EventReader reader);
   ~ParsePipeline();
   ParsePipeline(const ParsePipeline&) = delete;
   ParsePipeline& operator=(const ParsePipeline&) = delete;

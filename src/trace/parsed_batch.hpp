@@ -4,6 +4,7 @@
 // numbers names exactly as a one-thread load does.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -14,6 +15,8 @@
 
 #include <simdjson.h>
 
+#include "common/same_bytes.hpp"
+#include "trace/event_reader.hpp"
 #include "trace/trace_builder.hpp"
 
 namespace whyslow {
@@ -78,9 +81,39 @@ struct ParsedBatch {
   double parse_seconds = 0;
 };
 
+// Appends an event's strings to its batch's texts, each distinct string added to the batch's
+// table once. Each field's previous string and its index are kept: an event's category, pid and
+// tid (often its name) repeat the previous event's, and one compare is cheaper than hashing.
+struct BatchTextWriter {
+  explicit BatchTextWriter(ParsedBatch& b) : batch(b) {}
+  // `text` without data (a default string_view) is the absent name, kNoName; "" is the empty one.
+  [[gnu::always_inline]] void text(TextField field, std::string_view text) {
+    uint32_t index = kAbsentText;
+    if (text.data()) {
+      auto& [previous, previous_index] = last[static_cast<size_t>(field)];
+      if (!previous.data() || !same_bytes(text, previous)) {
+        previous = text;
+        previous_index = batch.strings.add(text);
+      }
+      index = previous_index;
+    }
+    batch.texts.push_back({field, index});
+  }
+  ParsedBatch& batch;
+  std::array<std::pair<std::string_view, uint32_t>, kTextFields> last{};
+};
+
 // Parses batch.bytes / batch.spans into batch.events and batch.texts; an error (LoadError naming
 // the event) is stored in batch.error after the events before it. Touches nothing but `batch`.
 // `path` is the file as messages print it.
-void parse_batch(ParsedBatch& batch, const std::string& path);
+void parse_batch(ParsedBatch& batch, const std::string& path, EventReader reader = EventReader::Scanner);
+
+// The event's own checks, those that need no other event: a phase, and the times its phase needs.
+// Returns what is wrong, or nullptr.
+const char* missing_field(const ParsedEvent& e);
+
+// The general reader alone (event_parser.cpp): parse_batch with EventReader::General, untimed,
+// batch.events / texts / strings / owned empty on entry; throws the batch's first error.
+void parse_batch_general(ParsedBatch& batch, const std::string& path);
 
 }  // namespace whyslow

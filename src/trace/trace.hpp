@@ -50,6 +50,7 @@ struct GpuDetail {
   int32_t registers = -1;
   int32_t shared_memory = -1;
   int64_t bytes = -1;
+  bool operator==(const GpuDetail&) const = default;
 };
 
 // CPU op details from `args` (record_shapes): the raw JSON text of Input Dims / Input type /
@@ -60,6 +61,7 @@ struct OpShapes {
   NameId input_type = kNoName;
   NameId input_strides = kNoName;
   NameId concrete_inputs = kNoName;
+  bool operator==(const OpShapes&) const = default;
 };
 
 // A collective's parameters, from the args torch writes on its `record_param_comms` op (absent
@@ -73,6 +75,7 @@ struct CommArgs {
   int32_t group_size = -1;        // "Group size"
   int64_t seq = -1;               // "Seq": the collective's sequence number in its group
   bool any() const { return collective != kNoName || in_nelems >= 0 || out_nelems >= 0 || seq >= 0; }
+  bool operator==(const CommArgs&) const = default;
 };
 
 // One allocation or free an allocator reported (profile_memory=True): a "[memory]" instant event's
@@ -85,6 +88,7 @@ struct MemoryRecord {
   int64_t total_reserved = -1;   // "Total Reserved"; -1 when absent
   int32_t device_type = -1;      // "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA, …); -1 when absent
   int32_t device_id = -1;        // "Device Id" (-1 for the CPU)
+  bool operator==(const MemoryRecord&) const = default;
 };
 
 // The top-level `distributedInfo` (torch.distributed): which rank wrote the trace.

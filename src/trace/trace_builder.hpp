@@ -37,6 +37,7 @@ struct ParsedEvent {
   bool has_memory = false;      // args of an allocator record ("[memory]": Addr, Bytes, Total Allocated, …)
   MemoryRecord memory;
   void reset() { *this = ParsedEvent{}; }
+  bool operator==(const ParsedEvent&) const = default;
 };
 
 class TraceBuilder {
