@@ -364,12 +364,9 @@ bool scan_event_batch(ParsedBatch& b) {
   // simdjson's own check, over the batch at once: the scanner then meets valid UTF-8 only.
   if (!simdjson::validate_utf8(buf + spans.front().begin, spans.back().end - spans.front().begin)) return false;
   Scanner scanner(b);
-  // Each event starts as a copy of a fresh one: cheaper than value-initializing 250 bytes in place
-  // (a `rep stos`, a tenth of the scan's time).
-  static const BatchEvent kFreshEvent{};
   try {
     for (const EventSpan& span : spans) {
-      BatchEvent& be = b.events.emplace_back(kFreshEvent);
+      BatchEvent& be = b.events.emplace_back();
       if (scanner.event(buf + span.begin, be.event) != buf + span.end || missing_field(be.event)) return false;
       be.texts_end = static_cast<uint32_t>(b.texts.size());
       be.file_offset = b.bytes_file_offset + span.begin;
