@@ -74,6 +74,29 @@ TEST(CommKernels, DeepEpDispatchAndCombineAreAllToAll) {
             CollectiveKind::AllReduce);
 }
 
+// DeepEP by its functions, whatever the namespace above them: DeepSeek's published profiles
+// (deepseek-ai/profile-data's train.json, H800, EP64) name its kernels dpsk::ep::…, and its decode
+// profile the low-latency kernels dispatch_ll / combine_ll (deepseek-ai/DeepEP#348).
+TEST(CommKernels, DeepEpUnderDeepSeeksNamespace) {
+  EXPECT_EQ(kind("void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*, float*, "
+                 "dpsk::ep::internode::SourceMeta*, int4 const*, float const*, long const*, float const*, int*, int*)"),
+            CollectiveKind::AllToAll);
+  EXPECT_EQ(kind("void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*, float*, bool const*)"),
+            CollectiveKind::AllToAll);
+  EXPECT_EQ(kind("void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int, int const*, int*)"),
+            CollectiveKind::AllToAll);
+  EXPECT_EQ(kind("void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int const*)"),
+            CollectiveKind::Other);
+  EXPECT_TRUE(is_comm_kernel("void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*)"));
+  EXPECT_EQ(kind("void dpsk::ep::internode::dispatch_ll<false, 8>(void*, float*, int*)"), CollectiveKind::AllToAll);
+  EXPECT_EQ(kind("void dpsk::ep::internode::combine_ll<false, 8>(void*, void*, int*)"), CollectiveKind::AllToAll);
+  // The layout count stays local work under any namespace; a namespace that only ends in "ep" is not DeepEP's.
+  EXPECT_FALSE(is_comm_kernel("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*)"));
+  EXPECT_FALSE(is_comm_kernel("void sleep::internode::dispatch<8>(int*)"));
+  EXPECT_FALSE(is_comm_kernel("void my::step::intranode::combine<8>(int*)"));
+  EXPECT_FALSE(is_comm_kernel("void intranode::dispatch<8>(int*)"));
+}
+
 TEST(CommKernels, ComputeKernelsNamedLikeCollectivesAreCompute) {
   for (const char* name : {
            // DeepEP's local work: the layout count, buffer cleaning, epilogues.

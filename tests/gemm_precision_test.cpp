@@ -230,6 +230,23 @@ TEST(GemmPrecision, NamesQuotedInPublicProfilingNotes) {
             GemmUnit::Fp32Simt);
 }
 
+// GEMMs that say fp8 in a name no decoder above knows: DeepSeek's grouped GEMMs (its published
+// train.json) and DeepGEMM's; a kernel of a GEMM library's namespace that is not a GEMM keeps its unit.
+TEST(GemmPrecision, Fp8InTheNameOfAnyGemm) {
+  EXPECT_EQ(gemm_unit_of_name("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::m_grouped_fp8_ptp128c::GemmKernel>"
+                              "(dpsk::grouped_gemm::cuda::m_grouped_fp8_ptp128c::GemmKernel::Params)"),
+            GemmUnit::Fp8TensorCore);
+  EXPECT_EQ(gemm_unit_of_name("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_dptp128c_acc::GemmKernel>"
+                              "(dpsk::grouped_gemm::cuda::fp8_dptp128c_acc::GemmKernel::Params)"),
+            GemmUnit::Fp8TensorCore);
+  EXPECT_EQ(gemm_unit_of_name("void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 160u, 128u, 1u, 8u, 128u, 128u, 4u, "
+                              "(deep_gemm::GemmType)0>(float*, int*, unsigned int, CUtensorMap_st, CUtensorMap_st)"),
+            GemmUnit::Fp8TensorCore);
+  EXPECT_EQ(gemm_unit_of_name("void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(unsigned char const*, "
+                              "unsigned char*, int, int, int, int)"),
+            GemmUnit::UnknownGemm);
+}
+
 // hipBLASLt writes "M" and the intermediate type after the data type when fp32 runs as xf32
 // (ProblemType.__str__, F32XdlMathOp): the real S_B name above with that part.
 TEST(GemmPrecision, TensileXf32IsTf32) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 namespace whyslow {
 namespace {
@@ -15,10 +16,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool is_nccl_kernel(std::string_view n) {
-  return n.starts_with("ncclKernel_") || n.starts_with("ncclDevKernel_") || n.starts_with("rccl");
-}
-
 // The function a kernel's demangled signature names, with its namespaces, without its return type,
 // template arguments or parameters: "void (anonymous namespace)::multimem_all_reduce_kernel<
 // c10::BFloat16, 16>(c10::BFloat16*, …)" → "(anonymous namespace)::multimem_all_reduce_kernel".
@@ -29,14 +26,28 @@ std::string_view qualified_function(std::string_view n) {
   return n.substr(0, n.find_first_of("<(", from));
 }
 
-// Whether a qualified function is the table's `function`. DeepEP's legacy:: namespace (2026)
-// holds its first kernels unchanged: "deep_ep::legacy::intranode::dispatch" is
-// "deep_ep::intranode::dispatch".
-bool is_function(std::string_view q, std::string_view function) {
-  constexpr std::string_view kDeepEp = "deep_ep::", kLegacy = "deep_ep::legacy::";
-  if (q.starts_with(kLegacy) && function.starts_with(kDeepEp))
-    return q.substr(kLegacy.size()) == function.substr(kDeepEp.size());
-  return q == function;
+// DeepEP's kernels under any namespace that ends in `ep`: the library's own deep_ep:: (and its
+// legacy:: copy of the first kernels, 2026), and the namespace DeepSeek's published profiles show
+// (deepseek-ai/profile-data: "dpsk::ep::internode::dispatch", "dpsk::ep::internode::combine_ll").
+// Returns "deep_ep::<module>::<function>", the table's spelling, or "" for any other function.
+std::string deep_ep_function(std::string_view q) {
+  std::vector<std::string_view> parts;
+  for (size_t from = 0;;) {
+    const size_t at = q.find("::", from);
+    parts.push_back(q.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+    if (at == std::string_view::npos) break;
+    from = at + 2;
+  }
+  if (parts.size() < 3) return {};
+  size_t ns = parts.size() - 2;  // the namespaces before <module>::<function>
+  if (ns >= 2 && parts[ns - 1] == "legacy") --ns;
+  if (parts[ns - 1] != "deep_ep" && parts[ns - 1] != "ep") return {};
+  return "deep_ep::" + std::string(parts[parts.size() - 2]) + "::" + std::string(parts.back());
+}
+
+// Whether a qualified function is the table's `function` (DeepEP's by deep_ep_function).
+bool is_function(std::string_view q, std::string_view deep_ep, std::string_view function) {
+  return function.starts_with("deep_ep::") ? deep_ep == function : q == function;
 }
 
 // Collective kernels of the libraries that bypass NCCL, by qualified function name (exact match:
@@ -81,6 +92,9 @@ constexpr LibraryKernel kLibraryKernels[] = {
     {"deep_ep::internode::cached_notify", CollectiveKind::Other},
     {"deep_ep::internode_ll::dispatch", CollectiveKind::AllToAll},
     {"deep_ep::internode_ll::combine", CollectiveKind::AllToAll},
+    // The low-latency kernels' names in DeepSeek's published decode profile (deepseek-ai/DeepEP#348).
+    {"deep_ep::internode::dispatch_ll", CollectiveKind::AllToAll},
+    {"deep_ep::internode::combine_ll", CollectiveKind::AllToAll},
     {"deep_ep::elastic::dispatch_impl", CollectiveKind::AllToAll},
     {"deep_ep::elastic::combine_impl", CollectiveKind::AllToAll},
     {"deep_ep::elastic::hybrid_dispatch_impl", CollectiveKind::AllToAll},
@@ -92,8 +106,9 @@ constexpr LibraryKernel kLibraryKernels[] = {
 
 const LibraryKernel* library_kernel(std::string_view kernel_name) {
   const std::string_view q = qualified_function(kernel_name);
+  const std::string deep_ep = deep_ep_function(q);
   for (const LibraryKernel& k : kLibraryKernels)
-    if (is_function(q, k.function)) return &k;
+    if (is_function(q, deep_ep, k.function)) return &k;
   return nullptr;
 }
 
@@ -131,6 +146,10 @@ CollectiveKind kind_in_name(std::string_view name) {
 }
 
 }  // namespace
+
+bool is_nccl_kernel(std::string_view n) {
+  return n.starts_with("ncclKernel_") || n.starts_with("ncclDevKernel_") || n.starts_with("rccl");
+}
 
 bool is_comm_kernel(std::string_view n) { return is_nccl_kernel(n) || library_kernel(n) != nullptr; }
 

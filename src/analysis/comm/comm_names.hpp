@@ -17,6 +17,9 @@ namespace whyslow {
 // all-reduce, TensorRT-LLM's one/two-shot all-reduce, DeepEP's dispatch / combine / notify;
 // the table with its sources is in comm_names.cpp and docs/JSON.md).
 bool is_comm_kernel(std::string_view kernel_name);
+// NCCL's (or RCCL's) own kernels, as against the libraries' that bypass it (custom all-reduce,
+// symmetric memory, DeepEP): two populations of one collective kind, with their own timings.
+bool is_nccl_kernel(std::string_view kernel_name);
 
 // Which events are communication kernels (a kernel whose name is_comm_kernel), the name asked
 // once per name: a pass that tests every kernel otherwise parses each kernel's name against the

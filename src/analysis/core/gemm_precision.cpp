@@ -219,6 +219,12 @@ GemmUnit gemm_unit_of_name(std::string_view name) {
       if (t == "mm" || t == "addmm" || t == "bmm" || t == "baddbmm") return GemmUnit::UnknownGemm;
     return GemmUnit::NotGemm;
   }
+  // Any other GEMM whose name says its inputs are 8-bit floats: DeepGEMM's fp8_gemm, DeepSeek's
+  // grouped GEMMs (cutlass::device_kernel<dpsk::grouped_gemm::cuda::m_grouped_fp8_ptp128c::…>),
+  // CUTLASS's e4m3 kernels.
+  if (says_gemm(name))
+    for (std::string_view t : tok)
+      if (t == "fp8" || t.starts_with("e4m3") || t.starts_with("e5m2")) return GemmUnit::Fp8TensorCore;
   const GemmUnit blas = blas_unit(name, tok);
   if (blas != GemmUnit::UnknownGemm) return blas;
   return says_gemm(name) ? GemmUnit::UnknownGemm : GemmUnit::NotGemm;  // a GEMM of a library not decoded above

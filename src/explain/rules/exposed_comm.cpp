@@ -83,15 +83,30 @@ void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out
     x.events.push_back({top[i]->kernel, "exposed collective"});
     x.highlights.mark.push_back(top[i]->kernel);
   }
-  x.try_next = {
+  // Advice for the collective that leaves the most exposed: an all-to-all (MoE token dispatch and
+  // combine, DLRM's sharded embedding lookups) is not DDP's or FSDP's to fix.
+  const CollectiveKind top_kind = ranked.empty() ? CollectiveKind::Other : ranked.front().second;
+  const std::string ddp =
       "DDP: let gradient all-reduces overlap the backward pass (gradient_as_bucket_view=True; tune bucket_cap_mb "
-      "so the first bucket is ready early and buckets are large enough to reach the link's bandwidth).",
+      "so the first bucket is ready early and buckets are large enough to reach the link's bandwidth).";
+  const std::string fsdp =
       "FSDP: prefetch the next all-gather (forward_prefetch / backward_prefetch=BACKWARD_PRE; FSDP2: "
-      "set_modules_to_forward_prefetch), and keep parameters gathered where memory allows (reshard_after_forward=False).",
-      "Fewer, larger collectives: coalesce small ones, accumulate gradients over micro-batches (no_sync) and "
-      "all-reduce once.",
+      "set_modules_to_forward_prefetch), and keep parameters gathered where memory allows (reshard_after_forward=False).";
+  const std::string straggler =
       "If the collectives are long because a peer arrives late, faster links will not help: load every rank's "
-      "trace (whyslow explain rank*.json) to find the straggler."};
+      "trace (whyslow explain rank*.json) to find the straggler.";
+  if (top_kind == CollectiveKind::AllToAll)
+    x.try_next = {"All-to-all (an MoE's token dispatch and combine, sharded embedding lookups): overlap it with "
+                  "another micro-batch's compute (two-batch overlap, DualPipe, TorchRec's pipelined training), and "
+                  "balance the load (experts, embedding shards) so that no rank's data arrives last.",
+                  straggler};
+  else if (top_kind == CollectiveKind::AllGather || top_kind == CollectiveKind::ReduceScatter)
+    x.try_next = {fsdp, ddp, "Fewer, larger collectives: coalesce small ones.", straggler};
+  else
+    x.try_next = {ddp, fsdp,
+                  "Fewer, larger collectives: coalesce small ones, accumulate gradients over micro-batches (no_sync) "
+                  "and all-reduce once.",
+                  straggler};
   if (static_cast<double>(waiting) >= kMostlyWaitShare * static_cast<double>(exposed))
     std::rotate(x.try_next.rbegin(), x.try_next.rbegin() + 1, x.try_next.rend());  // the straggler line first
   x.impact_ns = recoverable;

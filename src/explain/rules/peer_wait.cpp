@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/comm/comm_names.hpp"
 #include "analysis/core/median.hpp"
 
 namespace whyslow {
@@ -30,7 +31,14 @@ constexpr double kPatternFactor = 4.0;
 // 1.3–5 ms ones in every step).
 constexpr double kMaxOutlierShare = 0.25;
 
-using Pattern = std::tuple<CollectiveKind, NameId>;
+// Calls are judged against others of their kind, group and library: NCCL's kernels apart from a
+// custom all-reduce's (pooled, the short custom all-reduces of a serving trace made its NCCL calls
+// look late: a 16.9 ms wait no peer caused), each other library's kernel apart by its name.
+using Pattern = std::tuple<CollectiveKind, NameId, NameId>;
+Pattern pattern_of(const Trace& t, const CollectiveCall& c) {
+  const NameId kernel = t.name[c.kernel];
+  return {c.kind, c.group, is_nccl_kernel(t.names.view(kernel)) ? kNoName : kernel};
+}
 
 }  // namespace
 
@@ -43,7 +51,7 @@ std::vector<PeerWait> peer_waits(const Trace& t, const Facts& f, const SteadyCal
       const int64_t needed = static_cast<int64_t>(static_cast<double>(c.link_ns) / kAchievableLinkShare) + kCollectiveLatencyNs;
       out[i] = {std::max<int64_t>(0, t.dur_ns[c.kernel] - needed), 0, WaitBasis::Bytes};
     } else {
-      durations[{c.kind, c.group}].push_back(t.dur_ns[c.kernel]);
+      durations[pattern_of(t, c)].push_back(t.dur_ns[c.kernel]);
     }
   }
   std::map<Pattern, int64_t> typical;
@@ -58,7 +66,7 @@ std::vector<PeerWait> peer_waits(const Trace& t, const Facts& f, const SteadyCal
   for (size_t i = 0; i < calls.calls.size(); ++i) {
     const CollectiveCall& c = *calls.calls[i];
     if (out[i].basis == WaitBasis::Bytes) continue;
-    const auto it = typical.find({c.kind, c.group});
+    const auto it = typical.find(pattern_of(t, c));
     if (it == typical.end()) continue;
     const int64_t dur = t.dur_ns[c.kernel];
     if (static_cast<double>(dur) >= kPatternFactor * static_cast<double>(it->second))

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/gemm_precision.hpp"
 #include "analysis/core/median.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
@@ -64,9 +65,16 @@ std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, b
 // needs no advice to lower its precision: half of it is the point past which the rest is the smaller part.
 constexpr double kLowPrecisionMatrixShare = 0.5;
 
+bool is_low_precision(GemmUnit u) {
+  return u == GemmUnit::Bf16TensorCore || u == GemmUnit::Fp16TensorCore || u == GemmUnit::Fp8TensorCore ||
+         u == GemmUnit::Int8TensorCore;
+}
+
 // What shortens GPU-bound steps, fitted to the trace: lower precision only for matrix work that
-// is not already bf16/fp16/fp8/int8; torch.compile only for a torch program.
-std::string gpu_work_advice(const Facts& f) {
+// is not already bf16/fp16/fp8/int8; torch.compile only for a torch program. The matrix work's
+// precision comes from the roofline's models, else, where none has a model (a library's GEMMs
+// without recorded shapes, DeepSeek's grouped FP8 GEMMs), from the GEMM kernels' names.
+std::string gpu_work_advice(const Trace& t, const Facts& f) {
   int64_t matrix = 0, low = 0;
   for (const KernelRoofline& k : f.roofline.kernels)
     for (const RooflineGroup& g : k.groups) {
@@ -74,6 +82,14 @@ std::string gpu_work_advice(const Facts& f) {
       matrix += g.verdict.ns;
       const Precision p = g.verdict.roof_precision;
       if (p == Precision::BF16 || p == Precision::FP16 || p == Precision::FP8 || p == Precision::INT8) low += g.verdict.ns;
+    }
+  if (matrix == 0)
+    for (const KernelRow& k : f.kernels) {
+      if (k.events.empty()) continue;
+      const GemmUnit u = gemm_unit(t, k.events.front());
+      if (u == GemmUnit::NotGemm || u == GemmUnit::UnknownGemm) continue;
+      matrix += k.total_ns;
+      if (is_low_precision(u)) low += k.total_ns;
     }
   const bool already_low = matrix > 0 && static_cast<double>(low) >= kLowPrecisionMatrixShare * static_cast<double>(matrix);
   const std::string fused = f.recording.from_torch ? "larger fused kernels (torch.compile)" : "larger fused kernels";
@@ -141,7 +157,7 @@ std::string per_iteration_words(const LoopFacts& l, const std::vector<const Step
 
 }  // namespace
 
-void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
+void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const BoundScope scope = bound_scope(f);
   if (scope.verdict != BoundVerdict::Gpu && scope.verdict != BoundVerdict::Launch) return;
   const auto& steps = scope.windows;
@@ -186,11 +202,17 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                   ? fmt::format("GPU-bound: the GPU is busy or working through work queued before the trace {} of {}",
                                 human_percent(scope.gpu), span)
                   : fmt::format("GPU-bound: the GPU is busy {} of {}", human_percent(scope.gpu), span);
+    // GPU work longer than the step ran past its end (a share over 100 % is never printed).
+    const std::string covers =
+        busy > step ? fmt::format("takes {}, longer than the {} it was launched in: the GPU cannot keep up and "
+                                  "finishes that work after it",
+                                  human_duration(busy), human_duration(step))
+                    : fmt::format("covers {} of {}", human_duration(busy), human_duration(step));
     x.detail = fmt::format(
-        "In {}, GPU work (kernels, copies, memsets, all streams merged) covers {} of {}; the CPU's own "
+        "In {}, GPU work (kernels, copies, memsets, all streams merged) {}; the CPU's own "
         "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
         "kernels that take the most time.{}{}",
-        unit, human_duration(busy), human_duration(step), human_duration(cpu),
+        unit, covers, human_duration(cpu),
         comm > 0 ? fmt::format(" Of it, compute (all but the communication kernels) covers {}.", human_duration(compute)) : "",
         (backlog >= kWordedBacklogShare
              ? fmt::format(" Before its first recorded work the GPU sat {} with work already queued: it was still "
@@ -198,7 +220,7 @@ void rule_step_bound(const Trace&, const Facts& f, std::vector<Finding>& out) {
                           human_duration(scope.idle.ns[static_cast<size_t>(IdleCause::Backlog)]))
              : std::string()) + split);
     x.try_next = {"Start from the top of the kernel table: the largest kernels decide the step.",
-                  gpu_work_advice(f)};
+                  gpu_work_advice(t, f)};
     x.impact_ns = busy;
     x.impact_what = "the step's GPU work: only faster or fewer kernels shorten it (the kernel findings say which)";
     x.impact_basis_ns = step;
