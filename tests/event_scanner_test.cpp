@@ -14,6 +14,7 @@
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"
 #include "trace/parsed_batch.hpp"
+#include "test_support.hpp"
 
 namespace whyslow {
 namespace {
@@ -169,21 +170,6 @@ TEST(EventScanner, AgreesWithTheGeneralReaderOnMutatedEvents) {
   EXPECT_LT(scanned, framed);
 }
 
-// Every trace we have: the fixtures (committed), and the shared corpora beside the checkout where
-// they exist. The whole load (framing, both readers, building) must give the same trace.
-std::vector<fs::path> every_trace() {
-  std::vector<fs::path> out;
-  std::vector<fs::path> roots = {WHYSLOW_FIXTURES};
-  const fs::path shared = fs::path(WHYSLOW_SOURCE_DIR) / ".." / "shared" / "traces";
-  if (fs::is_directory(shared)) roots.push_back(shared);
-  for (const fs::path& root : roots)
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      const std::string name = entry.path().filename().string();
-      if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz"))) out.push_back(entry.path());
-    }
-  return out;
-}
-
 std::string load_summary(const fs::path& path, EventReader reader) {
   LoadOptions options;
   options.reader = reader;
@@ -202,7 +188,7 @@ std::string load_summary(const fs::path& path, EventReader reader) {
 }
 
 TEST(EventScanner, LoadsEveryTraceAsTheGeneralReaderDoes) {
-  const std::vector<fs::path> traces = every_trace();
+  const std::vector<fs::path> traces = testing::every_trace();
   ASSERT_GT(traces.size(), 100u);
   for (const fs::path& path : traces) {
     SCOPED_TRACE(path.string());

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/facts.hpp"
 #include "explain/finding.hpp"
@@ -19,6 +20,23 @@ inline std::string fixture(const std::string& name) { return std::string(WHYSLOW
 // A file of another fixture folder: fixture_in("memory", "leak.truth.json").
 inline std::string fixture_in(const std::string& folder, const std::string& file) {
   return std::string(WHYSLOW_FIXTURES) + "/" + folder + "/" + file;
+}
+
+// Every trace there is to test on: the fixtures (committed) and the shared corpora beside the
+// checkout (../shared/traces) where they exist; .json and .json.gz files, in a stable order.
+inline std::vector<std::filesystem::path> every_trace() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> out;
+  std::vector<fs::path> roots = {WHYSLOW_FIXTURES};
+  const fs::path shared = fs::path(WHYSLOW_SOURCE_DIR) / ".." / "shared" / "traces";
+  if (fs::is_directory(shared)) roots.push_back(shared);
+  for (const fs::path& root : roots)
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz"))) out.push_back(entry.path());
+    }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 struct Explained {
