@@ -27,6 +27,10 @@ constexpr double kDominantLateShare = 0.5;
 constexpr double kStartExplainsShare = 0.5;
 // Critical from 25 % of the step: a quarter of every rank's step lost to one rank.
 constexpr double kCriticalLatenessShare = 0.25;
+// ... and only when the loaded ranks are at least half of the job's (distributedInfo's world size):
+// from a sample (HTA's two event-sampled ranks of a 128-rank job) the slowest loaded rank need not
+// be the job's, nor its lateness what the others lose; it stays a warning, its caveat said.
+constexpr double kMinLoadedShareForCritical = 0.5;
 
 // What the waiting ranks lose: a rank waiting inside a collective while its own compute runs
 // (DDP's all-reduce behind the backward) loses nothing, so the lateness costs them at most their
@@ -87,7 +91,9 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
   const bool before_window = !caused && static_cast<double>(f.step_start_late_ns) >= kStartExplainsShare * static_cast<double>(late);
   Finding x = make_finding(FindingId::straggler);
   const double share = static_cast<double>(cost) / static_cast<double>(step);
-  if (share >= kCriticalLatenessShare) x.severity = Severity::Critical;
+  const bool sample = r.world_size > 0 && static_cast<double>(f.ranks.size()) <
+                                              kMinLoadedShareForCritical * static_cast<double>(r.world_size);
+  if (share >= kCriticalLatenessShare) x.severity = sample ? Severity::Warning : Severity::Critical;
   const size_t others = f.ranks.size() - 1;
   x.title = fmt::format("Rank {} arrives last at the collectives: {} per step waiting for it", r.rank,
                         others == 1 ? fmt::format("the other rank loses {}", human_duration(cost))
