@@ -29,7 +29,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   jobs.run([&] {
     f.steps = measure_steps(trace);
     // These read only the steps' bounds, which the CPU-time pass below leaves as they are.
-    jobs.run([&] { f.cold_start = cold_start(trace, f.steps, busy); });
+    jobs.run([&] { f.cold_start = cold_start(trace, f.steps, busy, f.recording.what); });
     jobs.run([&] { f.compile = compile_regions(trace, f.steps); });
     if (!trace.memory.empty()) jobs.run([&] { f.memory = memory_usage(trace, f.steps); });
     jobs.run([&] { f.comm = communication(trace, f.steps); });

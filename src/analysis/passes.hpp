@@ -51,7 +51,8 @@ std::vector<AnnotationRow> annotation_table(const Trace& trace);
 LaunchFacts launch_queue(const Trace& trace);
 SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
 CopyFacts copies(const Trace& trace);
-ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy);
+ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy,
+                          Recorded recorded);
 // An event cold_start counts as start-up work by its name and kind alone (compilation, module and
 // lazy loading, profiler buffers, allocator, stream/event creation, library set-up calls); the slow
 // one-off calls it finds by duration are in ColdStartFacts::evidence.

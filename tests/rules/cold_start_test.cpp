@@ -103,7 +103,7 @@ TEST_P(ColdStartDetection, AsDocumented) {
   if (c.malloc_ns) add_event(t, EventKind::Runtime, "cudaMalloc", slow.start_ns, c.malloc_ns);
   if (c.profiler_ns)
     add_event(t, EventKind::Overhead, "Activity Buffer Request", slow.start_ns + c.malloc_ns, c.profiler_ns);
-  f.cold_start = cold_start(t, f.steps, gpu_busy_intervals(t));
+  f.cold_start = cold_start(t, f.steps, gpu_busy_intervals(t), Recorded::Gpu);
   const auto x = expect_outcome(run_rule(rule_cold_start, t, f), c.want, t);
   if (!x) return;
   EXPECT_EQ(f.cold_start.step_index, 2);
@@ -136,7 +136,7 @@ TEST_P(ColdStartWindow, AsDocumented) {
   Facts f;
   add_event(t, EventKind::CpuOp, "aten::mm", 0, c.window_ns);
   const EventId malloc = add_event(t, EventKind::Runtime, "cudaMalloc", 0, c.malloc_ns);
-  f.cold_start = cold_start(t, f.steps, gpu_busy_intervals(t));
+  f.cold_start = cold_start(t, f.steps, gpu_busy_intervals(t), Recorded::Gpu);
   const auto x = expect_outcome(run_rule(rule_cold_start, t, f), c.want, t);
   if (!x) return;
   EXPECT_DOUBLE_EQ(evidence(*x, "window_us"), c.window_ns / 1e3);

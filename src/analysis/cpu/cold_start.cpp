@@ -5,10 +5,12 @@
 // most the step.
 #include <algorithm>
 #include <array>
+#include <map>
 #include <unordered_map>
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
+#include "analysis/cpu/first_calls.hpp"
 #include "analysis/cpu/one_off_classes.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
@@ -137,6 +139,45 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
   f.causes.push_back(std::move(c));
 }
 
+// A stepless trace's first calls (a first inference, a script run once): with no steady step to
+// compare with, an op's baseline is its own later calls on the same input shapes in the trace
+// (first_calls.hpp), its time less what a named class claimed and the host's waits on the GPU
+// inside it. A library's first use (cuDNN's plans, cuBLAS's handle, heuristics queries) and the
+// slow first launch of each new kernel, each under the slow-call threshold alone, summed. Only ops
+// with recorded shapes and later calls on the same shapes count: a first call compared with calls
+// on other shapes may simply do more work (an image copied back at the end). Not where the program
+// ran on a GPU whose work was not recorded (Recorded::GpuNotRecorded): a first .item() there may be
+// waiting for the GPU (its later calls fast because the GPU was idle by then), and nothing in the
+// trace tells the two apart.
+void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const std::vector<Interval>& claimed,
+                              Recorded recorded, ColdStartFacts& f) {
+  if (recorded == Recorded::GpuNotRecorded) return;
+  std::vector<Interval> held = host_wait_intervals(t, start, end);
+  held.insert(held.end(), claimed.begin(), claimed.end());
+  merge_intervals(held);
+  ColdCause c;
+  c.kind = ColdCauseKind::FirstCallWork;
+  f.first_calls_in_ops = true;
+  // The calls per (op, input shapes): a first call is judged against later calls on its own shapes
+  // only (a single image copied back at the end is not a first call of the copies before it).
+  std::map<std::pair<NameId, NameId>, uint32_t> calls_per_shape;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.kind[e] == EventKind::CpuOp && t.start_ns[e] >= start && t.start_ns[e] <= end && t.input_dims_of(e) != kNoName)
+      ++calls_per_shape[{t.name[e], t.input_dims_of(e)}];
+  std::vector<std::pair<int64_t, EventId>> largest;
+  for (const FirstCall& call : first_call_work(t, {}, start, end, held)) {
+    if (t.input_dims_of(call.op) == kNoName || calls_per_shape[{t.name[call.op], t.input_dims_of(call.op)}] < 2) continue;
+    ++c.count;
+    c.total_ns += call.excess_ns;
+    largest.emplace_back(call.excess_ns, call.op);
+  }
+  if (c.total_ns <= 0) return;
+  std::sort(largest.rbegin(), largest.rend());
+  // After the named classes' events: each first call is one of many, a compilation one event.
+  for (size_t i = 0; i < largest.size() && i < 2; ++i) f.evidence.push_back(largest[i].second);
+  f.causes.push_back(std::move(c));
+}
+
 void sort_causes(ColdStartFacts& f) {
   std::sort(f.causes.begin(), f.causes.end(),
             [](const ColdCause& a, const ColdCause& b) { return a.total_ns > b.total_ns; });
@@ -144,7 +185,8 @@ void sort_causes(ColdStartFacts& f) {
 
 }  // namespace
 
-ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy) {
+ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy,
+                          Recorded recorded) {
   ColdStartFacts f;
   const OneOffInput in = find_slow_calls(t, gpu_busy);
   if (steps.size() >= 2) {
@@ -186,7 +228,8 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, c
   // fires (each such call is start-up by its own definition).
   for (EventId e : in.slow_calls) f.startup_end_ns = std::max(f.startup_end_ns, t.end_ns(e));
   ColdStartFacts w;
-  explain_window(in, start, end, w);
+  const std::vector<Interval> claimed = explain_window(in, start, end, w);
+  first_call_work_stepless(t, start, end, claimed, recorded, w);
   sort_causes(w);
   int64_t total = 0;
   for (const ColdCause& c : w.causes) total += c.total_ns;
