@@ -147,6 +147,11 @@ TEST(MicrosTextToNs, AgreesWithDigitByDigitArithmetic) {
     }
   }
   EXPECT_EQ(checked, 20 * 6 * 20);
+  // Kineto's form at its edges: leading zeros, 16 and 17 integer digits, the last that fits.
+  for (const char* text : {"0.123", "00.123", "0123.456", "1234567890123456.789", "12345678901234567.891",
+                           "9223372036854775.807", "9223372036854775.808", "9999999999999999.999", "1.2345", ".123",
+                           "1.23a", "-0.001", "5124098641929.646"})
+    EXPECT_EQ(micros_text_to_ns(text), reference(text)) << text;
 }
 
 TEST(IntegerTextToI64, Integers) {

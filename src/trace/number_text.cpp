@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/same_bytes.hpp"
@@ -65,7 +66,29 @@ bool is_json_number(std::string_view text) {
   return i == text.size();
 }
 
+namespace {
+
+// Kineto's own form, "<1 to 16 digits>.<3 digits>" (nanosecond resolution, no sign): the integer
+// digits right-aligned in sixteen bytes of '0's and read as two eight-digit words, the fraction as
+// three digits. nullopt for any other text, which the general path below then reads.
+std::optional<int64_t> kineto_micros(std::string_view text) {
+  const size_t int_len = text.size() - 4;
+  if (text.size() < 5 || int_len > 16 || text[int_len] != '.' || (text[0] == '0' && int_len > 1)) return std::nullopt;
+  char digits[16];
+  std::memset(digits, '0', sizeof digits);
+  std::memcpy(digits + 16 - int_len, text.data(), int_len);
+  const int64_t high = eight_digits(digits), low = eight_digits(digits + 8);
+  const char* f = text.data() + int_len + 1;
+  if (high < 0 || low < 0 || !is_digit(f[0]) || !is_digit(f[1]) || !is_digit(f[2])) return std::nullopt;
+  const int64_t us = high * 100000000 + low;
+  if (us >= kMaxMicros) return std::nullopt;  // the general path says whether the fraction still fits
+  return us * 1000 + (f[0] - '0') * 100 + (f[1] - '0') * 10 + (f[2] - '0');
+}
+
+}  // namespace
+
 std::optional<int64_t> micros_text_to_ns(std::string_view text) {
+  if (const auto ns = kineto_micros(text)) return ns;
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;

@@ -87,7 +87,7 @@ struct ParsedBatch {
 struct BatchTextWriter {
   explicit BatchTextWriter(ParsedBatch& b) : batch(b) {}
   // `text` without data (a default string_view) is the absent name, kNoName; "" is the empty one.
-  [[gnu::always_inline]] void text(TextField field, std::string_view text) {
+  void text(TextField field, std::string_view text) {
     uint32_t index = kAbsentText;
     if (text.data()) {
       auto& [previous, previous_index] = last[static_cast<size_t>(field)];
