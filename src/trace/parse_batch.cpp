@@ -17,6 +17,7 @@ void clear_outputs(ParsedBatch& b) {
   b.strings.clear();
   b.owned.clear();
   b.replaced_control_chars = 0;
+  b.read_by_general_reader = false;
 }
 
 // One reader's events with their strings' text (the two readers keep strings in different places).
@@ -48,6 +49,7 @@ void compare_readers(ParsedBatch& b, const std::string& path) {
   const bool scanned = scan_event_batch(b);
   const ReadEvents scanner = scanned ? copy_events(b) : ReadEvents{};
   clear_outputs(b);
+  b.read_by_general_reader = !scanned;  // what a load with the scanner would have done
   try {
     parse_batch_general(b, path);
   } catch (const LoadError& e) {
@@ -82,10 +84,12 @@ void parse_batch(ParsedBatch& batch, const std::string& path, EventReader reader
       case EventReader::Scanner:
         if (!scan_event_batch(batch)) {
           clear_outputs(batch);
+          batch.read_by_general_reader = true;
           parse_batch_general(batch, path);
         }
         break;
       case EventReader::General:
+        batch.read_by_general_reader = true;
         parse_batch_general(batch, path);
         break;
       case EventReader::Compare:

@@ -221,6 +221,7 @@ void ParsePipeline::build_oldest() {
 void ParsePipeline::build(ParsedBatch& b) {
   if (b.expected_events) builder_.reserve(b.expected_events);
   replaced_control_chars_ += b.replaced_control_chars;
+  general_reader_batches_ += b.read_by_general_reader;
   StringPool& names = builder_.names();
   ids_.resize(b.strings.distinct.size());
   for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = names.intern(b.strings.distinct[i], b.strings.hashes[i]);

@@ -77,6 +77,7 @@ struct ParsedBatch {
   BatchStrings strings;
   std::deque<std::string> owned;      // strings unescaped by whyslow itself (rare)
   uint64_t replaced_control_chars = 0;
+  bool read_by_general_reader = false;  // the event scanner left it to the general reader
   std::exception_ptr error;           // the batch's first error, after `events`
   double parse_seconds = 0;
 };
