@@ -31,14 +31,14 @@ RanksReport ranks_of_one_job(std::vector<RankSummary> summaries) {
   for (const RankSummary& s : summaries)
     if (s.digest.rank < 0)
       throw_not_one_job(summaries.size(),
-                        s.digest.path + " has no rank in distributedInfo nor in its file name (rank-N, workerN)");
+                        named_file(s.digest) + " has no rank in distributedInfo nor in its file name (rank-N, workerN)");
   // The report lists ranks in rank order, as cross_rank() does.
   std::stable_sort(summaries.begin(), summaries.end(),
                    [](const RankSummary& a, const RankSummary& b) { return a.digest.rank < b.digest.rank; });
   for (size_t i = 1; i < summaries.size(); ++i)
     if (summaries[i].digest.rank == summaries[i - 1].digest.rank)
-      throw_not_one_job(summaries.size(), fmt::format("{} and {} are both rank {}", summaries[i - 1].digest.path,
-                                                      summaries[i].digest.path, summaries[i].digest.rank));
+      throw_not_one_job(summaries.size(), fmt::format("{} and {} are both rank {}", named_file(summaries[i - 1].digest),
+                                                      named_file(summaries[i].digest), summaries[i].digest.rank));
   RanksReport rep;
   std::vector<RankDigest> digests;
   for (RankSummary& s : summaries) {
