@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/terminal_text.hpp"
 #include "trace/load_error.hpp"
+#include "trace/load_trace.hpp"
 #include "trace/trace_set.hpp"
 
 namespace whyslow {
@@ -20,6 +22,15 @@ namespace {
 }
 
 }  // namespace
+
+std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args,
+                                           const std::function<void(const std::string&)>& left_out) {
+  return expand_trace_paths(args, [&](const std::string& path) {
+    if (is_digest_file(path) || holds_trace_events(path)) return true;
+    left_out(printable(path) + ": neither a trace nor a digest (no \"traceEvents\"), left out");
+    return false;
+  });
+}
 
 RankSummary rank_summary(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings) {
   RankSummary s{make_digest(trace, facts, rank_of(trace)), {}};
