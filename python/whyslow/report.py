@@ -138,7 +138,8 @@ class Report(_Document):
     @property
     def iterations(self):
         """The loops' iterations (a generate()'s prefill and decode passes, a training loop inside a
-        step or a stepless trace): one row per iteration with its loop's step and its number from 1."""
+        step or a stepless trace): one row per iteration with its loop's step and its number from 1;
+        the first 10,000 of a loop (.loops' each_left_out counts the rest)."""
         return as_table([dict(step=l["step"], iteration=i + 1, **{k: v for k, v in it.items() if k != "gpu_idle"})
                          for l in self._document()["loops"] for i, it in enumerate(l["each"])])
 
