@@ -6,15 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
-#include "analysis/facts.hpp"
-#include "diff/diff.hpp"
-#include "explain/finding.hpp"
 #include "fuzz_input.hpp"
-#include "report/json/json_report.hpp"
-#include "report/html/report.hpp"
-#include "report/text/text_report.hpp"
+#include "fuzz_pipeline.hpp"
 #include "trace/load_error.hpp"
 #include "trace/load_trace.hpp"
 
@@ -30,15 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (std::string(e.what()).empty()) std::abort();  // every error says what went wrong
     return 0;
   }
-  const whyslow::Facts facts = whyslow::analyze(trace);
-  const std::vector<whyslow::Finding> findings = whyslow::explain(trace, facts);
-  const whyslow::TextOptions text{.max_rows = 0};
-  volatile size_t out = 0;  // keeps the renderers from being optimised away
-  out = out + whyslow::render_explain_text(trace, facts, findings, text).size();
-  out = out + whyslow::render_ops_text(facts, text).size();
-  out = out + whyslow::render_kernels_text(trace, facts, text).size();
-  out = out + whyslow::render_json(trace, facts, findings).size();
-  out = out + whyslow::render_html(trace, facts, findings).size();
-  out = out + whyslow::render_diff_text(whyslow::diff_traces(trace, facts, trace, facts), text).size();
+  whyslow::fuzz::analyze_and_render(trace);
   return 0;
 }

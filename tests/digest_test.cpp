@@ -172,6 +172,39 @@ TEST(HostileDigest, TheCliRefusesTraceStepsZeroWithoutACrash) {
   EXPECT_NE(message.find("trace_steps"), std::string::npos) << message;
 }
 
+// Issue 45 item 8: an error about a digest named the trace it was made from ("rank0.json and
+// rank0.json are both rank 0"), not the digest files given.
+TEST(HostileDigest, ErrorsNameTheDigestFilesGiven) {
+  TempDir dir;
+  const std::string a = dir.write("monday.digest.json", text_of(digest_of(0, 100, 200)));
+  const std::string b = dir.write("tuesday.digest.json", text_of(digest_of(0, 150, 200)));
+  const std::string c = dir.write("wednesday.digest.json", text_of(digest_of(1, 150, 200, 4)));
+  const std::string err = dir.path("err.txt");
+  for (const auto& [files, what] : {std::pair{"'" + a + "' '" + b + "'", std::string("are both rank 0")},
+                                    std::pair{"'" + a + "' '" + c + "'", std::string("world_size")}}) {
+    const int status = std::system(("'" WHYSLOW_BINARY "' explain " + files + " >/dev/null 2>'" + err + "'").c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << files;
+    const std::string message = testing::read_file(err);
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+    EXPECT_NE(message.find(what == "world_size" ? c : b), std::string::npos) << message;
+    EXPECT_NE(message.find("the digest of rank"), std::string::npos) << message;
+  }
+}
+
+// Issue 45 item 8: JSON's whitespace before the object is any length; past 64 bytes of it, the
+// digest was taken for a trace.
+TEST(HostileDigest, LeadingWhitespaceOfAnyLengthIsStillADigest) {
+  TempDir dir;
+  const std::string text = text_of(digest_of(0, 100, 200));
+  for (const size_t blank : {size_t{1}, size_t{63}, size_t{64}, size_t{200}, size_t{100000}}) {
+    std::string padded;
+    for (size_t i = 0; i < blank; ++i) padded += " \n\t\r"[i % 4];
+    EXPECT_TRUE(is_digest_file(dir.write("r.digest.json", padded + text))) << blank;
+    EXPECT_EQ(read_digest_file(dir.path("r.digest.json"), size_t{1} << 20).digest.rank, 0) << blank;
+  }
+  EXPECT_FALSE(is_digest_file(dir.write("v.json", std::string(100, ' ') + "\v" + text)));  // not JSON's whitespace
+}
+
 TEST(HostileDigest, ValuesTheCrossRankPassCannotComputeWithAreRefused) {
   const std::string good = text_of(digest_of(0, 100, 200));
   // Negative durations, printed as such before.

@@ -93,6 +93,19 @@ TEST(HostileAnnotate, TheFindingsTakeAPidThatOnlyMetadataNamesNever) {
   EXPECT_GT(*a.findings_pids.begin(), 2);
 }
 
+// Issue 45 item 4: pid 2.0 is process 2 to a viewer, yet the findings took pid 2 beside it.
+TEST(HostileAnnotate, APidWrittenWithAFractionOrExponentIsTaken) {
+  TempDir dir;
+  std::vector<std::string> ev = busy_events();
+  for (const std::string pid : {"2.0", "3e0", "4.5"})
+    ev.push_back(R"({"ph":"X","cat":"cpu_op","name":"aten::add","pid":)" + pid + R"(,"tid":1,"ts":5,"dur":5})");
+  const std::string out = dir.path("out.json");
+  annotate(dir.write("t.json", trace_json(ev)), out);
+  const Annotated a = read_back(out);
+  ASSERT_EQ(a.findings_pids.size(), 1u);
+  EXPECT_GT(*a.findings_pids.begin(), 5);  // 4.5 takes 4 and 5
+}
+
 TEST(HostileAnnotate, APidOfInt64MaxDoesNotOverflow) {
   TempDir dir;
   const std::string out = dir.path("out.json");

@@ -131,6 +131,25 @@ TEST(HostileFolders, EntriesNamedLikeTracesThatAreNotFilesAreErrors) {
   }
 }
 
+// Issue 45 item 8: the FIFO a folder refuses, matched by a glob, was opened and waited on forever.
+TEST(HostileFolders, AGlobMatchingAFifoIsRefused) {
+  TempDir dir;
+  for (int r = 0; r < 3; ++r) dir.write("rank" + std::to_string(r) + ".json", small_rank(r));
+  const std::string fifo = dir.path("rank3.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    const auto paths = expand_trace_paths({dir.path("rank*.json")});
+    ADD_FAILURE() << paths.size() << " files";
+  } catch (const LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find(fifo + ": a FIFO (named pipe), matched by the pattern"), std::string::npos)
+        << e.what();
+  }
+  // The command stops too (it waited for a writer that never came: the test's timeout ended it).
+  const CliRun r = whyslow(dir, "explain '" + dir.path("rank*.json") + "'");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("a FIFO (named pipe)"), std::string::npos) << r.err;
+}
+
 TEST(HostileFolders, AJsonFileThatIsNoTraceIsLeftOutWithANote) {
   TempDir dir;
   const std::string ranks = std::string(WHYSLOW_FIXTURES) + "/ranks/";

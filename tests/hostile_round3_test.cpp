@@ -100,6 +100,19 @@ TEST(HostileRound3, IndexSelectDimThatIsNotInt64GetsNoModel) {
   EXPECT_TRUE(index_select("-1").ok);
 }
 
+// Found by fuzz_op_models in 4 minutes: model_op called with a shape of 2^61 × 2^61 elements
+// overflowed the softmax model's element count (UBSan); only the trace's path checked shapes.
+TEST(HostileRound3, EveryModelRefusesShapesNoTensorHas) {
+  const int64_t huge = int64_t{1} << 61;
+  for (const char* op : {"aten::_softmax", "aten::sum", "aten::mm", "aten::add", "aten::conv2d", "aten::cat",
+                         "aten::index_select", "aten::scaled_dot_product_attention", "aten::no_such_op"}) {
+    const OpModel m = model_op(op, {tensor({huge, huge}), tensor({huge, huge}), tensor({huge, huge}), scalar("1")});
+    EXPECT_FALSE(m.ok) << op;
+    EXPECT_EQ(m.why_not.reason, NoModelReason::ImpossibleShapes) << op;
+    EXPECT_EQ(model_op(op, {tensor({4, -8}), tensor({8, 4})}).why_not.reason, NoModelReason::ImpossibleShapes) << op;
+  }
+}
+
 TEST(ParseInt, WholeInt64TextOnly) {
   EXPECT_EQ(parse_int("42"), 42);
   EXPECT_EQ(parse_int("-9223372036854775808"), INT64_MIN);

@@ -10,6 +10,7 @@ together), and a damaged file must be named in the error without hanging the oth
 """
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,64 @@ def run(cmd, env=None, expect=0, cwd=None):
     if p.returncode != expect:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
     return p
+
+
+def mpi_command(mpirun, whyslow_mpi):
+    return [mpirun, "-n", str(PROCESSES), whyslow_mpi]
+
+
+def mpmd(mpirun, whyslow_mpi, first, others):
+    """process 0 given `first`, the others `others` (mpirun's MPMD form)."""
+    return [mpirun, "-n", "1", whyslow_mpi] + first + [":", "-n", str(PROCESSES - 1), whyslow_mpi] + others
+
+
+def exit_statuses(mpirun, whyslow_mpi, args, work):
+    """Each process's own exit status (mpirun reports one of them): each runs under a shell that
+    writes its status to status.<rank> in `work`."""
+    for name in os.listdir(work):
+        if name.startswith("status."):
+            os.remove(os.path.join(work, name))
+    line = " ".join(shlex.quote(a) for a in [whyslow_mpi] + args)
+    subprocess.run([mpirun, "-n", str(PROCESSES), "sh", "-c",
+                    f"{line} >/dev/null 2>&1; echo $? > {shlex.quote(work)}/status.$OMPI_COMM_WORLD_RANK"],
+                   env=MPI_ENV, timeout=TIMEOUT_S, capture_output=True)
+    return [int(open(os.path.join(work, f"status.{r}")).read()) for r in range(PROCESSES)]
+
+
+def check_one_command_line(whyslow, whyslow_mpi, mpirun, traces, work):
+    """Issue 45 item 6: every process parses process 0's command line and exits with its status.
+    One process given --help, --version or a bad option left the others waiting forever (or the
+    job failing where process 0 succeeded); --step given to one process applied to its files only;
+    a report written into /dev/full exited 0."""
+    explain = ["explain", traces, "--json"]
+    for first, expect, says in ((["--help"], 0, "Usage"), (["--version"], 0, "whyslow"),
+                                (["explain", traces, "--no-such-option"], 1, "--no-such-option")):
+        p = run(mpmd(mpirun, whyslow_mpi, first, explain), env=MPI_ENV, expect=expect)
+        said = p.stdout + p.stderr
+        if says not in said or (first == ["--help"] and said.count(says) != 1):
+            sys.exit(f"FAIL: process 0 given {first}, once: {said}")
+    alone = run([whyslow] + explain).stdout
+    others_odd = run(mpmd(mpirun, whyslow_mpi, explain, ["--version"]), env=MPI_ENV).stdout
+    if others_odd != alone:
+        sys.exit(f"FAIL: the others given --version changed the report\n{others_odd}")
+    # The ranks have ProfilerStep#10 only: --step 2 given to process 0 is every file's error, not
+    # only those of process 0's share.
+    p = subprocess.run(mpmd(mpirun, whyslow_mpi, explain + ["--step", "2"], explain), capture_output=True, text=True,
+                       env=MPI_ENV, timeout=TIMEOUT_S)
+    if p.returncode == 0 or p.stderr.count("has no ProfilerStep#2") != RANKS:
+        sys.exit(f"FAIL: --step 2 on process 0 is not the job's (exit {p.returncode})\n{p.stderr}")
+    statuses = exit_statuses(mpirun, whyslow_mpi, ["explain", traces, "--no-such-option"], work)
+    if statuses != [1] * PROCESSES:
+        sys.exit(f"FAIL: a bad option: the processes exit with {statuses}, not all with 1")
+    # mpirun forwards process 0's stdout through a pty of its own and exits 0 when it cannot write
+    # it (Open MPI 4): `-o FILE` is written by process 0 itself, and its failure is the job's.
+    p = run(mpi_command(mpirun, whyslow_mpi) + explain + ["-o", "/dev/full"], env=MPI_ENV, expect=1)
+    if "/dev/full" not in p.stderr or "No space left on device" not in p.stderr:
+        sys.exit(f"FAIL: a report written into /dev/full does not say so\n{p.stderr}")
+    written = os.path.join(work, "job.json")
+    run(mpi_command(mpirun, whyslow_mpi) + explain + ["-o", written], env=MPI_ENV)
+    if open(written).read() != alone:
+        sys.exit("FAIL: -o writes another report than whyslow prints")
 
 
 def main():
@@ -93,12 +152,17 @@ def main():
         if here != run([whyslow] + glob_args, cwd=traces).stdout:
             sys.exit(f"FAIL: processes in another folder changed the report\n{here}")
 
+        check_one_command_line(whyslow, whyslow_mpi, mpirun, traces, work)
+
         bad = os.path.join(traces, "rank-9999.pt.trace.json")
         with open(bad, "w") as f:
             f.write('{"traceEvents": [{"ph": "X", "ts": 1, ')
         p = run(mpi + ["explain", traces], env=MPI_ENV, expect=2)
         if bad not in p.stderr:
             sys.exit(f"FAIL: the error does not name {bad}\n{p.stderr}")
+        statuses = exit_statuses(mpirun, whyslow_mpi, ["explain", traces], work)
+        if statuses != [2] * PROCESSES:
+            sys.exit(f"FAIL: a damaged file: the processes exit with {statuses}, not all with 2")
         print(f"ok: {RANKS} ranks, {PROCESSES} processes: same text and JSON as whyslow; straggler rank {rank} "
               f"late {late_us:g} µs per step, block {cause['block']!r}; digests agree; a damaged file is named")
     finally:

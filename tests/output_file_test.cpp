@@ -66,6 +66,21 @@ TEST(OutputFile, WritesTheFileWholeAndLeavesNothingElse) {
   EXPECT_EQ(testing::gunzip_file(dir.path("out.gz")), std::string(100000, 'x'));
 }
 
+// Issue 45 item 5: the temporary name added 21 bytes to the file's, so a legal 250-byte name
+// (NAME_MAX is 255) failed with 'File name too long'.
+TEST(OutputFile, ALongestLegalNameIsWritten) {
+  TempDir dir;
+  for (const size_t length : {size_t{234}, size_t{235}, size_t{250}, size_t{255}}) {
+    const std::string name = std::string(length - 4, 'n') + ".txt";
+    const std::string path = dir.path(name);
+    write_file_atomically(path, "page");  // replaced: the second write goes through a temporary name too
+    write_file_atomically(path, "page, again");
+    EXPECT_EQ(testing::read_file(path), "page, again") << length;
+    EXPECT_EQ(entries(dir), std::vector<std::string>{name}) << length;
+    fs::remove(path);
+  }
+}
+
 TEST(OutputFile, AnUnfinishedFileLeavesThePathAsItWas) {
   TempDir dir;
   const std::string path = dir.write("out.txt", "old");

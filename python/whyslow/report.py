@@ -7,7 +7,8 @@ import json
 import os
 
 from . import _whyslow
-from .sources import NOTHING_RECORDED, is_profiler, one_trace_path, path_list, profiler_trace
+from .sources import (NOTHING_RECORDED, is_profiler, named_path, one_trace_path, path_list, profiler_trace, row_count,
+                      step_number)
 from .tables import as_table
 
 # Rows per table in .text(), as the CLI prints by default (`--rows`); 0 prints all.
@@ -27,7 +28,7 @@ def _inline_page(page):
 
 
 def _peaks_arg(peaks):
-    return "" if peaks is None else os.fspath(peaks)
+    return "" if peaks is None else named_path(peaks, "peaks=")
 
 
 class _Document:
@@ -61,7 +62,7 @@ class Report(_Document):
 
     def text(self, rows=DEFAULT_TEXT_ROWS):
         """What `whyslow explain` prints; rows per table (0: all)."""
-        return self._analysis.text(rows)
+        return self._analysis.text(row_count(rows))
 
     def html(self):
         """The `whyslow report` page: self-contained HTML (no network)."""
@@ -69,7 +70,8 @@ class Report(_Document):
 
     def save_html(self, path):
         """Writes the HTML report to `path`, whole or not at all, never over the trace."""
-        _whyslow.write_file(os.fspath(path), self.html(), [self.path] if os.path.exists(self.path) else [])
+        _whyslow.write_file(named_path(path, "save_html's path"), self.html(),
+                            [self.path] if os.path.exists(self.path) else [])
 
     @property
     def findings(self):
@@ -136,7 +138,8 @@ class Report(_Document):
     @property
     def iterations(self):
         """The loops' iterations (a generate()'s prefill and decode passes, a training loop inside a
-        step or a stepless trace): one row per iteration with its loop's step and its number from 1."""
+        step or a stepless trace): one row per iteration with its loop's step and its number from 1;
+        the first 10,000 of a loop (.loops' each_left_out counts the rest)."""
         return as_table([dict(step=l["step"], iteration=i + 1, **{k: v for k, v in it.items() if k != "gpu_idle"})
                          for l in self._document()["loops"] for i, it in enumerate(l["each"])])
 
@@ -192,7 +195,7 @@ class Diff(_Document):
 
     def text(self, rows=DEFAULT_TEXT_ROWS):
         """What `whyslow diff` prints; rows per kernel table (0: all)."""
-        return self._analysis.text(rows)
+        return self._analysis.text(row_count(rows))
 
     def html(self):
         """The `whyslow report A B` comparison page: self-contained HTML."""
@@ -200,7 +203,7 @@ class Diff(_Document):
 
     def save_html(self, path):
         """Writes the comparison page to `path`, whole or not at all, never over trace A or B."""
-        _whyslow.write_file(os.fspath(path), self.html(), [p for p in self.paths if os.path.exists(p)])
+        _whyslow.write_file(named_path(path, "save_html's path"), self.html(), [p for p in self.paths if os.path.exists(p)])
 
     def __str__(self):
         return self.text()
@@ -248,7 +251,8 @@ def explain(source, *more, peaks=None, step=None):
         TraceError naming whyslow.diff; a list of paths (the same); or a live torch.profiler.profile,
         called after its `with` block (exported to a temporary file, removed afterwards).
     peaks: a measured-ceilings file (`--peaks`), or None for the datasheet's. Keyword only.
-    step: analyze only ProfilerStep#step (`--step`), or None for the whole trace. Keyword only.
+    step: analyze only ProfilerStep#step (`--step`: a whole number from 0), or None for the whole
+        trace. Keyword only.
     Returns a Report (one trace) or a Ranks. Raises whyslow.TraceError (a ValueError with .kind and
     .byte_offset) for a trace it cannot read, ValueError for a profiler still recording or one that
     recorded nothing.
@@ -257,7 +261,7 @@ def explain(source, *more, peaks=None, step=None):
         raise TypeError("whyslow.explain takes one source (a trace, a folder, a list of a job's ranks or a "
                         f"profiler), got {1 + len(more)}; to compare two runs use whyslow.diff(a, b), and give "
                         "peaks= and step= by name")
-    step_arg = -1 if step is None else int(step)
+    step_arg = step_number(step)
     if is_profiler(source):
         with profiler_trace(source) as path:
             report = Report(_whyslow.analyze(path, _peaks_arg(peaks), step_arg, PROFILER_LABEL), path)

@@ -62,6 +62,48 @@ def _as_path(item):
     return path
 
 
+def named_path(value, name):
+    """A path given for the argument `name` (peaks=, save_html's path) as str; TypeError naming the
+    argument and what it got, not os.fspath's bare "expected str, bytes or os.PathLike object"."""
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(f"whyslow: {name} must be a path (str or os.PathLike), got {type(value).__name__}")
+    path = os.fspath(value)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if path == "" or "\0" in path:
+        raise ValueError(f"whyslow: {name} must name a file, got {path!r}")
+    return path
+
+
+# The highest step number step= takes, as the CLI's --step (src/cli/options.hpp, kMaxStep): the
+# C++ core holds it in an int.
+MAX_STEP = 2**31 - 1
+
+
+def step_number(step):
+    """step= as the C++ core takes it: -1 for None (the whole trace), else N of ProfilerStep#N, a
+    whole number from 0 to MAX_STEP, as `--step` takes. A negative step was taken for None."""
+    if step is None:
+        return -1
+    if isinstance(step, bool) or not hasattr(step, "__index__"):
+        raise TypeError(f"whyslow: step= must be a whole number (the N of ProfilerStep#N) or None, "
+                        f"got {type(step).__name__} {step!r}")
+    n = step.__index__()
+    if not 0 <= n <= MAX_STEP:
+        raise ValueError(f"whyslow: step= must be a whole number from 0 to {MAX_STEP} (the N of ProfilerStep#N) "
+                         f"or None for the whole trace, got {n}")
+    return n
+
+
+def row_count(rows):
+    """rows= of .text(): how many rows per table, 0 for all."""
+    if isinstance(rows, bool) or not hasattr(rows, "__index__"):
+        raise TypeError(f"whyslow: rows= must be a whole number of rows per table (0: all), got {rows!r}")
+    if rows.__index__() < 0:
+        raise ValueError(f"whyslow: rows= must be a whole number of rows per table (0: all), got {rows!r}")
+    return rows.__index__()
+
+
 def path_list(source):
     """`source` (a path, or a list or tuple of them) as a list of str."""
     items = list(source) if isinstance(source, (list, tuple)) else [source]

@@ -41,7 +41,7 @@ void add_allow_truncated(CLI::App* cmd, CommonOptions& o) {
                                    "largest single event or value to load, in MiB (default 64)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   cmd->add_option_function<uint64_t>("--max-events", [&o](uint64_t n) { o.load.max_events = n; },
-                                     "most events a trace may hold (default 134217728)")
+                                     "most events a trace may hold (default 33554432)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_option_function<uint64_t>("--max-inflated", [&o](uint64_t mib) { o.load.max_inflated_bytes = mib << 20; },
                                      "most JSON a trace may hold once gunzipped, in MiB (default 65536)")

@@ -29,12 +29,7 @@ RankSummary summarize_loaded(Trace&& trace, const CommonOptions& o) {
 }  // namespace
 
 std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args) {
-  return expand_trace_paths(args, [](const std::string& path) {
-    if (is_digest_file(path) || holds_trace_events(path)) return true;
-    fmt::print(stderr, "whyslow: note: {}: neither a trace nor a digest (no \"traceEvents\"), left out\n",
-               printable(path));
-    return false;
-  });
+  return whyslow::expand_rank_paths(args, [](const std::string& note) { fmt::print(stderr, "whyslow: note: {}\n", note); });
 }
 
 RankSummary summarize_rank(const std::string& path, const CommonOptions& o) {

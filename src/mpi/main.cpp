@@ -2,7 +2,8 @@
 // processes by size (partition.cpp), each reduced where it lies to its digest, the digests gathered
 // to process 0 (gather.cpp), which prints exactly what `whyslow explain TRACES…` prints.
 // Exit codes as whyslow's: 0 done, 1 bad usage, 2 a trace could not be read (every file that
-// could not be read is named; the other processes finish and exit 0, nobody hangs).
+// could not be read is named; nobody hangs). Every process parses process 0's command line and
+// exits with process 0's status (command_line.hpp).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -17,10 +18,14 @@
 #include "cli/options.hpp"
 #include "cli/ranks.hpp"
 #include "common/terminal_text.hpp"
+#include "mpi/command_line.hpp"
 #include "mpi/gather.hpp"
 #include "mpi/inputs.hpp"
 #include "mpi/partition.hpp"
 #include "report/digest/digest_file.hpp"
+#include "report/digest/ranks_job.hpp"
+#include "report/json/schema.hpp"
+#include "report/ranks_report.hpp"
 #include "trace/load_error.hpp"
 #include "trace/trace_set.hpp"
 
@@ -56,9 +61,10 @@ std::vector<mpi::FileResult> summarize_share(const mpi::InputList& inputs, const
   return results;
 }
 
-// Process 0: the digests back into summaries, then the report. Returns the exit code.
+// Process 0: the digests back into summaries, then the report, on stdout or into `output`.
+// Returns the exit code.
 int report(const std::vector<std::string>& paths, const std::vector<mpi::FileResult>& results,
-           const cli::CommonOptions& o) {
+           const cli::CommonOptions& o, const std::string& output) {
   std::vector<RankSummary> summaries;
   int rc = 0;
   for (const mpi::FileResult& r : results) {
@@ -70,25 +76,34 @@ int report(const std::vector<std::string>& paths, const std::vector<mpi::FileRes
     summaries.push_back(parse_digest_json(r.bytes, paths[r.file]));
   }
   if (rc != 0) return rc;
-  return cli::print_ranks_report(std::move(summaries), o);
+  if (output.empty()) return cli::finish_stdout(cli::print_ranks_report(std::move(summaries), o));
+  const RanksReport rep = ranks_of_one_job(std::move(summaries));
+  return cli::write_output_file(output, o.json ? render_ranks_json(rep) : render_ranks_text(rep, o.text.line_width), paths);
 }
 
-int run(int argc, char** argv, int rank, int processes) {
+int run(const std::vector<std::string>& command_line, int rank, int processes) {
   CLI::App app{"whyslow-mpi: whyslow explain of a job's rank traces, read by the processes of an MPI job", "whyslow-mpi"};
   app.formatter(cli::stdout_help_formatter());  // before the subcommand: it takes a copy
   app.require_subcommand(1);
+  app.set_version_flag("--version", "whyslow-mpi " + std::string(kWhyslowVersion));
   cli::CommonOptions o;
   std::vector<std::string> args;
   CLI::App* cmd = app.add_subcommand("explain", "the ranks' table, the straggler and each rank's findings");
   cmd->footer("Example:\n  mpirun -n 8 whyslow-mpi explain 'rank-*.json.gz'");
   cli::add_explain_inputs(cmd, o, args);
+  std::string output;
+  cmd->add_option("-o,--output", output,
+                  "write the report into FILE, whole or not at all, instead of stdout: mpirun forwards "
+                  "process 0's stdout and exits 0 even where it could not write it (a full disk)");
+  std::vector<char*> argv = {const_cast<char*>("whyslow-mpi")};
+  for (const std::string& a : command_line) argv.push_back(const_cast<char*>(a.c_str()));
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
-    // Every process parses the same arguments, so all of them stop here alike; one prints.
+    // Every process parses process 0's arguments, so all of them stop here alike; one prints.
     if (rank != 0) return e.get_exit_code() == 0 ? 0 : 1;
     const int rc = app.exit(e);
-    return rc == 0 ? 0 : 1;
+    return cli::finish_stdout(rc == 0 ? 0 : 1);  // --help into /dev/full is an error too
   }
   // mpirun gives each process a pty of its own, not the user's terminal: whyslow-mpi prints what
   // `whyslow explain` prints into a pipe (no width, no colour), whatever its stdout claims to be.
@@ -121,7 +136,7 @@ int run(int argc, char** argv, int rank, int processes) {
   const auto results = mpi::gather_results(summarize_share(inputs, share, o), MPI_COMM_WORLD);
   if (rank != 0) return 0;
   try {
-    return cli::finish_stdout(report(paths, results, o));
+    return report(paths, results, o, output);
   } catch (const LoadError& e) {
     fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
     return 2;
@@ -140,11 +155,12 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &processes);
   int rc = 1;
   try {
-    rc = run(argc, argv, rank, processes);
+    rc = run(mpi::agree_on_command_line(argc, argv, MPI_COMM_WORLD), rank, processes);
   } catch (const std::exception& e) {  // the gather itself failed: every process throws alike
     if (rank == 0) fmt::print(stderr, "whyslow-mpi: error: {}\n", e.what());
     rc = 1;
   }
+  rc = mpi::agree_on_exit_status(rc, MPI_COMM_WORLD);
   MPI_Finalize();
   return rc;
 }

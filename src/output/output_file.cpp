@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <climits>
 #include <random>
+#include <string_view>
 
 #include "output/temp_files.hpp"
 
@@ -53,6 +55,22 @@ std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// What the temporary name adds to the file's name: ".tmp-" and the 16 hex digits.
+constexpr std::string_view kTempMark = ".tmp-";
+constexpr size_t kTempNameExtra = kTempMark.size() + 16;
+
+// "<path>.tmp-<random>", the file's own name cut where that would pass the folder's longest name
+// (NAME_MAX, 255 bytes on Linux's filesystems): a legal 250-byte name must not be refused because
+// of the temporary one beside it. The cut name still starts like the file it becomes.
+std::string temp_name_for(const std::string& path, const std::string& suffix) {
+  const size_t slash = path.rfind('/');
+  const size_t name_start = slash == std::string::npos ? 0 : slash + 1;
+  const long folder_max = ::pathconf(folder_of(path).c_str(), _PC_NAME_MAX);
+  const size_t name_max = folder_max > static_cast<long>(kTempNameExtra) ? static_cast<size_t>(folder_max) : NAME_MAX;
+  const size_t keep = std::min(path.size() - name_start, name_max - kTempNameExtra);
+  return path.substr(0, name_start + keep) + std::string(kTempMark) + suffix;
+}
+
 }  // namespace
 
 OutputFile::OutputFile(std::string path, OutputOptions options) : path_(std::move(path)) {
@@ -85,7 +103,7 @@ OutputFile::OutputFile(std::string path, OutputOptions options) : path_(std::mov
     // nobody the old file kept out can open the new one while it is written.
     const mode_t replaced = target_exists ? target.st_mode & 0777 : 0;
     for (int attempt = 0; fd_ < 0; ++attempt) {
-      temp_path_ = path_ + ".tmp-" + random_suffix();
+      temp_path_ = temp_name_for(path_, random_suffix());
       // O_EXCL | O_NOFOLLOW: a file or symbolic link already at that name is never opened.
       fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                    target_exists ? replaced : 0666);

@@ -22,10 +22,12 @@ inline constexpr size_t kDefaultMaxValueBytes = size_t{64} << 20;
 // The default limits on a whole trace: its events and its JSON once inflated. A few compressed
 // bytes can stand for millions of tiny events (a 0.9 MB .gz of 4M "{}" events took 342 MB, ~80
 // bytes per event in the trace's columns), so without them a 100 MB .gz could ask for ~40 GB.
-// The largest trace measured here (README: bench/out/big.json, 542 MB) holds 1.34 M events:
-// 2^27 events (134 M, ~11 GB of columns) and 2^36 bytes (64 GiB) of JSON are a hundred times that,
-// and a real trace does not meet them; --max-events and --max-inflated raise (or lower) them.
-inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 27;
+// The largest traces measured here (README: bench/out/big.json, 542 MB, 1.34 M events; big2g.json,
+// 2.2 GB, ~5.4 M events) are far below 2^25 events (33.5 M, ~3 GB of columns at ~90 bytes an
+// event; 2^27 allowed ~11 GB, and ~35 GB of "B" events before kMaxOpenDurations) and 2^36 bytes
+// (64 GiB) of JSON, which a real trace does not meet; --max-events and --max-inflated raise (or
+// lower) them.
+inline constexpr uint64_t kDefaultMaxEvents = uint64_t{1} << 25;
 inline constexpr uint64_t kDefaultMaxInflatedBytes = uint64_t{1} << 36;
 
 // How far a load has got, for a progress display.

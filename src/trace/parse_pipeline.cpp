@@ -260,7 +260,15 @@ void ParsePipeline::build(ParsedBatch& b) {
     };
     switch (e.ph) {
       case 'X': case 'i': case 'I': add_timed(e); break;
-      case 'B': builder_.open_duration(e); break;
+      case 'B':
+        if (!builder_.open_duration(e))
+          throw LoadError(LoadError::Kind::TooLarge,
+                          path_ + ": byte " + std::to_string(be.file_offset) + " (event #" +
+                              std::to_string(b.first_index + i) + "): more than " + std::to_string(kMaxOpenDurations) +
+                              " \"B\" events open at once (each waits for its \"E\"), the limit no real trace meets "
+                              "(they nest a few hundred deep): the trace's \"E\" events are missing",
+                          be.file_offset);
+        break;
       case 'E':
         if (const ParsedEvent* x = builder_.close_duration(e)) add_timed(*x);
         break;

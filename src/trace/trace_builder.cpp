@@ -234,7 +234,12 @@ void TraceBuilder::add_flow(const ParsedEvent& e) {
   flow_ends_.emplace_back(e.correlation, e.ph);
 }
 
-void TraceBuilder::open_duration(const ParsedEvent& e) { open_durations_[pair_key(e.pid, e.tid)].push_back(e); }
+bool TraceBuilder::open_duration(const ParsedEvent& e) {
+  if (open_count_ >= kMaxOpenDurations) return false;
+  open_durations_[pair_key(e.pid, e.tid)].push_back(e);
+  ++open_count_;
+  return true;
+}
 
 const ParsedEvent* TraceBuilder::close_duration(const ParsedEvent& e) {
   const auto open = open_durations_.find(pair_key(e.pid, e.tid));
@@ -244,6 +249,7 @@ const ParsedEvent* TraceBuilder::close_duration(const ParsedEvent& e) {
   }
   closed_duration_ = std::move(open->second.back());
   open->second.pop_back();
+  --open_count_;
   closed_duration_.ph = 'X';
   // Both times within ±2^62 (the parser checks each): the difference fits. An end before its
   // begin is a negative duration, stored as 0 like an "X" event's.

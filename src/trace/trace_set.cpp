@@ -26,9 +26,10 @@ bool is_trace_file_name(const std::string& name) {
   return ends(".json") || ends(".json.gz");
 }
 
-// A folder's entry named like a trace that is no file to read: skipping it would report fewer
-// ranks than the job had, and opening a FIFO would wait for a writer forever.
-[[noreturn]] void refuse_odd_entry(const std::string& path) {
+// A folder's entry named like a trace, or a glob's match, that is no file to read: skipping it
+// would report fewer ranks than the job had, and opening a FIFO would wait for a writer forever.
+// `found_by` says how the user named it ("named like a trace in the folder").
+[[noreturn]] void refuse_odd_entry(const std::string& path, const std::string& found_by) {
   std::error_code ec;
   const fs::file_status link = fs::symlink_status(path, ec);
   std::string what = "not a regular file";
@@ -44,8 +45,7 @@ bool is_trace_file_name(const std::string& name) {
     what = "a socket";
   }
   throw LoadError(LoadError::Kind::Io,
-                  printable(path) + ": " + what + ", named like a trace in the folder; remove it, or name the "
-                                                  "trace files themselves",
+                  printable(path) + ": " + what + ", " + found_by + "; remove it, or name the trace files themselves",
                   0);
 }
 
@@ -101,7 +101,7 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
         if (entry.is_regular_file(kind_ec)) {
           if (!keep || keep(entry.path().string())) files.push_back(entry.path().string());
         }
-        else if (!entry.is_directory(kind_ec)) refuse_odd_entry(entry.path().string());
+        else if (!entry.is_directory(kind_ec)) refuse_odd_entry(entry.path().string(), "named like a trace in the folder");
       }
       if (ec) throw LoadError(LoadError::Kind::Io, printable(a) + ": cannot list the folder: " + ec.message(), 0);
       if (files.empty())
@@ -115,8 +115,15 @@ std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args
         globfree(&g);
         throw LoadError(LoadError::Kind::Io, a + ": no file matches this pattern", 0);
       }
-      for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);  // glob sorts them
+      std::vector<std::string> matches(g.gl_pathv, g.gl_pathv + g.gl_pathc);  // glob sorts them
       globfree(&g);
+      for (const std::string& m : matches) {
+        std::error_code kind_ec;
+        const fs::file_status st = fs::status(m, kind_ec);
+        if (!fs::is_regular_file(st) && !fs::is_directory(st))
+          refuse_odd_entry(m, "matched by the pattern " + printable(a));
+      }
+      out.insert(out.end(), matches.begin(), matches.end());
     } else {
       out.push_back(a);  // a missing file is the loader's to report
     }

@@ -172,6 +172,49 @@ def check_not_a_path():
     check(whyslow.explain(os.fsencode(LEGACY)).json() == whyslow.explain(LEGACY).json(), "a bytes path is a path")
 
 
+def check_as_the_cli():
+    """Issue 45 item 7: what the CLI accepts and refuses, the module does too, with the argument
+    named: a truth.json beside a job's ranks is left out with a warning (it failed); step=-5 is an
+    error (it was the whole trace); peaks=, step=, rows= and save_html's path of the wrong type say
+    which argument, not a bare TypeError from os.fspath or pybind11."""
+    ranks = os.path.join(FIXTURES, "ranks")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("dlrm_worker0.json.gz", "dlrm_worker2.json.gz"):
+            shutil.copy(os.path.join(ranks, name), tmp)
+        truth = os.path.join(tmp, "truth.json")
+        with open(truth, "w") as f:
+            json.dump({"ranks": 2, "straggler": 1}, f)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            job = whyslow.explain(tmp)
+        check(isinstance(job, whyslow.Ranks) and len(job.json()["ranks"]) == 2, f"a folder with truth.json: {job!r}")
+        check(any(f"{truth}: neither a trace nor a digest" in str(w.message) for w in caught),
+              f"truth.json is left out with a warning: {[str(w.message) for w in caught]}")
+        cli_out = subprocess.run([CLI, "explain", tmp, "--json"], capture_output=True, text=True).stdout
+        check(job.json() == json.loads(cli_out), "the folder's report is the CLI's")
+    report = whyslow.explain(LEGACY)
+    calls = [
+        (lambda: whyslow.explain(LEGACY, step=-5), ValueError, "step= must be a whole number from 0"),
+        (lambda: whyslow.explain(LEGACY, step=2**31), ValueError, "step= must be a whole number from 0"),
+        (lambda: whyslow.explain(LEGACY, step="1"), TypeError, "step= must be a whole number"),
+        (lambda: whyslow.explain(LEGACY, step=1.5), TypeError, "step= must be a whole number"),
+        (lambda: whyslow.explain(LEGACY, step=True), TypeError, "step= must be a whole number"),
+        (lambda: whyslow.explain(LEGACY, peaks=3), TypeError, "peaks= must be a path"),
+        (lambda: whyslow.explain(LEGACY, peaks=""), ValueError, "peaks= must name a file"),
+        (lambda: whyslow.diff(LEGACY, LEGACY, peaks=[1]), TypeError, "peaks= must be a path"),
+        (lambda: report.text(rows="all"), TypeError, "rows= must be a whole number"),
+        (lambda: report.text(rows=-1), ValueError, "rows= must be a whole number"),
+        (lambda: report.save_html(None), TypeError, "save_html's path must be a path"),
+    ]
+    for call, error, words in calls:
+        try:
+            call()
+            check(False, f"{words}: raises")
+        except error as e:
+            check(str(e).startswith("whyslow: ") and words in str(e), f"{words}: {e}")
+    check(whyslow.explain(LEGACY, step=1).json()["steps"][0]["name"] == "ProfilerStep#1", "step=1 still works")
+
+
 def check_kineto_fixture():
     """The same workload recorded by a Kineto torch (2.11, tools/record_cpu_fixture.py): the ops and
     steps read from Python match that torch's key_averages() and events, saved with the trace."""
@@ -476,6 +519,7 @@ def check_against_key_averages(report, prof, what):
 def main():
     check_errors()
     check_not_a_path()
+    check_as_the_cli()
     check_legacy_fixture()
     check_memory_fixture()
     check_inference_fixture()

@@ -22,6 +22,8 @@ LoopFacts loop_of(const Facts& f, size_t step, int64_t first_tokens) {
     it.end_ns = at += it.duration_ns;
     l.iterations.push_back(it);
   }
+  l.iteration_count = l.iterations.size();
+  l.end_ns = at;
   l.median_ns = each;
   l.cpu_median_ns = each;
   l.gpu_median_ns = 50'000;

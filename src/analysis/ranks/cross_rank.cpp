@@ -90,10 +90,10 @@ void require_one_job(const std::vector<RankDigest>& ranks) {
   for (const RankDigest& d : ranks) {
     if (d.world_size <= 0) continue;
     if (d.rank >= d.world_size)
-      throw std::invalid_argument(d.path + " is rank " + std::to_string(d.rank) + " of world_size " +
+      throw std::invalid_argument(named_file(d) + " is rank " + std::to_string(d.rank) + " of world_size " +
                                   std::to_string(d.world_size) + ": a rank is below the world size");
     if (sized && sized->world_size != d.world_size)
-      throw std::invalid_argument(sized->path + " says world_size " + std::to_string(sized->world_size) + ", " + d.path +
+      throw std::invalid_argument(named_file(*sized) + " says world_size " + std::to_string(sized->world_size) + ", " + named_file(d) +
                                   " says " + std::to_string(d.world_size) + ": not ranks of one job");
     sized = &d;
   }
@@ -120,7 +120,7 @@ CrossRankFacts cross_rank(std::vector<RankDigest> ranks) {
   std::sort(ranks.begin(), ranks.end(), [](const RankDigest& a, const RankDigest& b) { return a.rank < b.rank; });
   for (size_t i = 1; i < ranks.size(); ++i)
     if (ranks[i].rank == ranks[i - 1].rank)
-      throw std::invalid_argument(ranks[i - 1].path + " and " + ranks[i].path + " are both rank " +
+      throw std::invalid_argument(named_file(ranks[i - 1]) + " and " + named_file(ranks[i]) + " are both rank " +
                                   std::to_string(ranks[i].rank) + " (from distributedInfo or the file name)");
   require_one_job(ranks);
   f.ranks = std::move(ranks);

@@ -43,6 +43,10 @@ void add_code_blocks(const Facts& f, int64_t steps, int64_t step_ns, std::vector
 
 }  // namespace
 
+std::string named_file(const RankDigest& d) {
+  return d.read_from.empty() ? d.path : d.read_from + " (the digest of " + d.path + ")";
+}
+
 std::string_view to_string(RankBlockKind k) {
   switch (k) {
     case RankBlockKind::Annotation: return "annotation";

@@ -45,7 +45,8 @@ inline bool operator<(const RankBlock& a, const RankBlock& b) {
 struct RankDigest {
   int32_t rank = -1;
   int32_t world_size = -1;  // distributedInfo; -1 when absent
-  std::string path;
+  std::string path;       // the trace's, as it was read
+  std::string read_from;  // the digest file this was read from; empty when read from the trace itself
   uint32_t steps = 0;        // steady steps (1 for a trace without steps: its window)
   uint32_t trace_steps = 1;  // all steps (1 without steps): what the collectives spread over
   // Medians over the steady steps.
@@ -55,6 +56,10 @@ struct RankDigest {
   std::vector<RankCollective> collectives;  // in trace order
   std::vector<RankBlock> blocks;            // sorted by (kind, name), each once
 };
+
+// The file to name in an error about this rank: the one the user gave ("r3.digest.json, the digest
+// of rank-3.json"), not only the trace the digest was made from, which may be long gone.
+std::string named_file(const RankDigest& d);
 
 RankDigest make_digest(const Trace& trace, const Facts& facts, int32_t rank);
 

@@ -44,6 +44,8 @@ Family memory_family(std::string_view n) {
 }  // namespace
 
 OpModel model_op(std::string_view op_name, const std::vector<OpInput>& inputs) {
+  // The families multiply dims freely: a shape no tensor has is refused here, for every caller.
+  if (impossible_shapes(inputs)) return no_model(NoModelReason::ImpossibleShapes, std::string(op_name));
   if (!op_name.starts_with("aten::")) return no_model(NoModelReason::UnknownOp, std::string(op_name));
   const std::string_view name = op_name.substr(6);
   for (const auto& [n, family] : kFamilies)
@@ -68,7 +70,6 @@ const ModelledOp& OpModelCache::of(EventId op, EventId kernel) {
       for (OpInput& in : *m.inputs)
         if (in.list) in.list_element_bytes = element_bytes_from_kernel_name(trace_.names.view(kernel_name));
     if (!m.inputs) m.model = no_model(NoModelReason::ShapesNotRecorded, std::string(trace_.name_of(op)));
-    else if (impossible_shapes(*m.inputs)) m.model = no_model(NoModelReason::ImpossibleShapes, std::string(trace_.name_of(op)));
     else m.model = model_op(trace_.name_of(op), *m.inputs);
   }
   return it->second;

@@ -76,6 +76,8 @@ struct OpModel {
   NoModel why_not;  // when !ok
 };
 
+// Any arguments: shapes no tensor has (impossible_shapes()) and values out of range get a no_model
+// saying why, never a throw or an overflow.
 OpModel model_op(std::string_view op_name, const std::vector<OpInput>& inputs);
 
 // An op call's inputs and model, computed once per distinct (name, shapes, types, strides,

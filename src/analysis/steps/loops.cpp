@@ -31,6 +31,7 @@
 // Cost: linear in the step's events on its thread (positions are grouped by name in one pass, each
 // candidate's gaps are its own positions, and sequence comparisons hash each iteration once).
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 
@@ -240,8 +241,9 @@ std::optional<std::pair<int64_t, int64_t>> token_shape(const Trace& t, EventId e
 std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& steps, const StepFacts& window,
                                   TrackId window_thread) {
   std::vector<LoopFacts> loops;
-  std::vector<StepFacts> windows;  // every iteration of every loop, in time order
-  std::vector<TrackId> owners;
+  // Per loop, the top-level event opening each iteration, and the last event of the last one.
+  std::vector<std::vector<EventId>> openers;
+  std::vector<EventId> last_events;
   // A stepless trace is searched as one step: its main thread's top-level work.
   const bool stepless = steps.empty();
   if (stepless && (window_thread >= t.tracks.size() || window.duration_ns <= 0)) return loops;
@@ -257,49 +259,65 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
     }
     const auto found = find_iterations(top);
     if (!found) continue;
+    const EventId last_event = kids[found->spans.back().second];
+    const int64_t span = t.end_ns(last_event) - t.start_ns[kids[found->spans.front().first]];
+    const int64_t scope_ns = stepless ? span_of(t, kNoEvent, children_of(t, kNoEvent, thread))
+                                      : steps[s].end_ns - steps[s].start_ns;
+    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(scope_ns) ||
+        static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
+      continue;
     LoopFacts loop;
     loop.step = stepless ? kLoopOverWindow : s;
     loop.thread = thread;
     loop.block = block;
     loop.marker = found->marker;
     loop.period = found->period;
-    for (size_t i = 0; i < found->spans.size(); ++i) {
-      const auto [first, last] = found->spans[i];
-      StepFacts w;
-      w.event = kids[first];
-      w.name = std::string(t.name_of(kids[first]));
-      w.start_ns = t.start_ns[kids[first]];
-      // An iteration ends where the next begins; the last where its last event ends.
-      w.end_ns = i + 1 < found->spans.size() ? t.start_ns[kids[found->spans[i + 1].first]] : t.end_ns(kids[last]);
-      loop.iterations.push_back(std::move(w));
-    }
-    const int64_t span = loop.iterations.back().end_ns - loop.iterations.front().start_ns;
-    const int64_t scope_ns = stepless ? span_of(t, kNoEvent, children_of(t, kNoEvent, thread))
-                                      : steps[s].end_ns - steps[s].start_ns;
-    if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(scope_ns) ||
-        static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
-      continue;
+    loop.iteration_count = found->spans.size();
+    loop.end_ns = t.end_ns(last_event);
     loops.push_back(std::move(loop));
+    openers.emplace_back();
+    for (const auto& [first, last] : found->spans) openers.back().push_back(kids[first]);
+    last_events.push_back(last_event);
   }
-  for (const LoopFacts& l : loops)
-    for (const StepFacts& w : l.iterations) {
-      windows.push_back(w);
-      owners.push_back(l.thread);
+  // Every iteration of every loop, in time order, measured at once (one pass over the trace), then
+  // the first kMaxLoopIterationsKept of each moved into its loop: the one copy of them all.
+  std::vector<StepFacts> windows;
+  std::vector<TrackId> owners;
+  size_t all = 0;
+  for (const LoopFacts& l : loops) all += l.iteration_count;
+  windows.reserve(all);
+  owners.reserve(all);
+  for (size_t k = 0; k < loops.size(); ++k) {
+    const std::vector<EventId>& opens = openers[k];
+    for (size_t i = 0; i < opens.size(); ++i) {
+      StepFacts w;
+      w.event = opens[i];
+      w.name = std::string(t.name_of(opens[i]));
+      w.start_ns = t.start_ns[opens[i]];
+      // An iteration ends where the next begins; the last where its last event ends.
+      w.end_ns = i + 1 < opens.size() ? t.start_ns[opens[i + 1]] : t.end_ns(last_events[k]);
+      windows.push_back(std::move(w));
+      owners.push_back(loops[k].thread);
     }
+  }
+  openers = {};
   measure_windows(t, windows, owners);
   size_t next = 0;
   for (LoopFacts& l : loops) {
     std::vector<int64_t> wall, cpu, gpu;
-    for (size_t i = 0; i < l.iterations.size(); ++i) {
-      l.iterations[i] = windows[next++];
-      if (i == 0) continue;
-      wall.push_back(l.iterations[i].duration_ns);
-      cpu.push_back(l.iterations[i].cpu_ns);
-      gpu.push_back(l.iterations[i].gpu_busy_ns);
+    for (size_t i = next + 1; i < next + l.iteration_count; ++i) {
+      wall.push_back(windows[i].duration_ns);
+      cpu.push_back(windows[i].cpu_ns);
+      gpu.push_back(windows[i].gpu_busy_ns);
     }
     l.median_ns = median(wall);
     l.cpu_median_ns = median(cpu);
     l.gpu_median_ns = median(gpu);
+    const auto kept = windows.begin() + static_cast<std::ptrdiff_t>(next);
+    l.iterations.assign(std::make_move_iterator(kept),
+                        std::make_move_iterator(kept + static_cast<std::ptrdiff_t>(
+                                                           std::min(l.iteration_count, kMaxLoopIterationsKept))));
+    next += l.iteration_count;
     const TrackId thread = l.thread;
     const StepFacts& first = l.iterations.front();
     const StepFacts& typical = l.iterations[1];

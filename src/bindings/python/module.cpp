@@ -162,13 +162,16 @@ PYBIND11_MODULE(_whyslow, m) {
   m.def(
       "trace_paths",
       [](const std::vector<std::string>& args) {
-        std::vector<std::string> paths = expand_trace_paths(args);
+        Notes notes;
+        std::vector<std::string> paths = expand_rank_paths(args, notes.sink());
         const bool one_trace = paths.size() == 1 && !is_digest_file(paths[0]);
+        notes.warn();
         return py::make_tuple(paths, one_trace);
       },
       py::arg("args"),
       "(paths, one_trace): the trace files that files, folders and globs name, as `whyslow explain` reads "
-      "them; one_trace when they are one trace to explain on its own (not a digest)");
+      "them (a folder's file that is neither a trace nor a digest left out, with a warning); one_trace when "
+      "they are one trace to explain on its own (not a digest)");
   m.def(
       "analyze_ranks",
       [](const std::vector<std::string>& paths, const std::string& peaks, int step) {

@@ -192,20 +192,27 @@ void add_idle_evidence(const BoundScope& b, std::vector<Evidence>& evidence) {
   evidence.push_back(percent("verdict_pct", b.verdict_share()));
 }
 
+// Iterations after the first, in words: "41", or "the first 9,999 of 599,999" where the loop kept
+// kMaxLoopIterationsKept of them and the windows are those.
+std::string later_iterations(const BoundScope& b) {
+  const size_t all = b.loop->iteration_count - 1;
+  return all == b.windows.size() ? std::to_string(all) : fmt::format("the first {} of {}", b.windows.size(), all);
+}
+
 std::string scope_span(const Facts& f, const BoundScope& b, int64_t window_ns) {
   if (b.over_iterations && is_decode(*b.loop))
     return fmt::format("each {} decode pass ({} after the prefill, no ProfilerStep annotations)",
-                       human_duration(window_ns), b.windows.size());
+                       human_duration(window_ns), later_iterations(b));
   if (b.over_iterations)
     return fmt::format("each {} iteration after the first ({} of them, no ProfilerStep annotations)",
-                       human_duration(window_ns), b.windows.size());
+                       human_duration(window_ns), later_iterations(b));
   return describe_span(f, window_ns);
 }
 
 std::string scope_unit(const Facts& f, const BoundScope& b) {
   if (b.over_iterations && is_decode(*b.loop))
-    return fmt::format("the median of the {} decode passes after the prefill", b.windows.size());
-  if (b.over_iterations) return fmt::format("the median of the {} iterations after the first", b.windows.size());
+    return fmt::format("the median of the {} decode passes after the prefill", later_iterations(b));
+  if (b.over_iterations) return fmt::format("the median of the {} iterations after the first", later_iterations(b));
   if (!f.steps.empty()) return fmt::format("the median of {} steady-state steps", b.windows.size());
   return f.steady_window.duration_ns > 0 ? "the trace after its start-up" : "the whole trace";
 }

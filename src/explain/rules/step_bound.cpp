@@ -107,7 +107,7 @@ std::string iteration_words(const LoopFacts& l) {
   return fmt::format(
       " Each step is a loop of {} iterations (its top-level work repeats{}): the first takes {}, the others a "
       "median {} each, in which the GPU is busy {} and idle {}: per iteration, as per step, the CPU sets the pace.",
-      l.iterations.size(), l.first_tokens > l.tokens_per_iteration && l.tokens_per_iteration > 0
+      l.iteration_count, l.first_tokens > l.tokens_per_iteration && l.tokens_per_iteration > 0
                                ? fmt::format("; {} tokens in the first, {} in each of the others: a generate()'s prefill "
                                              "and decode passes", l.first_tokens, l.tokens_per_iteration)
                                : "",
@@ -122,7 +122,7 @@ std::string decode_advice() {
 }
 
 void add_iteration_evidence(const LoopFacts& l, const std::vector<const StepFacts*>& windows, std::vector<Evidence>& ev) {
-  ev.insert(ev.end(), {count("iterations", l.iterations.size()), us("first_iteration_us", l.iterations.front().duration_ns),
+  ev.insert(ev.end(), {count("iterations", l.iteration_count), us("first_iteration_us", l.iterations.front().duration_ns),
                        us("iteration_us", l.median_ns), us("iteration_gpu_busy_us", l.gpu_median_ns),
                        count("kernels_per_iteration", static_cast<uint64_t>(median_of(windows, &StepFacts::kernels))),
                        count("launches_per_iteration", static_cast<uint64_t>(median_of(windows, &StepFacts::launches)))});
@@ -150,7 +150,7 @@ std::string per_iteration_words(const LoopFacts& l, const std::vector<const Step
   return fmt::format(
       " The trace has no ProfilerStep, but its top-level work repeats: {} iterations{}. The first takes {} (GPU busy "
       "{}){}; each later one a median {}, with {} kernels from {} launches and the GPU busy {} of it.{}{}",
-      l.iterations.size(), decode ? ", one forward pass each (a generate())" : "", human_duration(first.duration_ns),
+      l.iteration_count, decode ? ", one forward pass each (a generate())" : "", human_duration(first.duration_ns),
       human_duration(first.gpu_busy_ns), decode ? ": the prefill" : "", human_duration(l.median_ns), kernels, launches,
       human_duration(l.gpu_median_ns), tokens, per_launch);
 }
@@ -185,7 +185,7 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   if (comm > 0) x.evidence.insert(x.evidence.end(), {us("compute_us", compute), us("exposed_comm_us", exposed_comm)});
   const LoopFacts* loop = scope.over_iterations ? nullptr : scope.loop;
   if (loop)
-    x.evidence.insert(x.evidence.end(), {count("iterations", loop->iterations.size()), us("iteration_us", loop->median_ns),
+    x.evidence.insert(x.evidence.end(), {count("iterations", loop->iteration_count), us("iteration_us", loop->median_ns),
                                          us("iteration_gpu_busy_us", loop->gpu_median_ns)});
   if (scope.over_iterations) add_iteration_evidence(*scope.loop, steps, x.evidence);
   add_idle_evidence(scope, x.evidence);

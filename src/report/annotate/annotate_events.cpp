@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <type_traits>
 
 #include "common/checked_math.hpp"
 #include "report/json/json_writer.hpp"
+#include "trace/number_text.hpp"
 
 namespace whyslow::report {
 namespace {
@@ -35,10 +38,25 @@ std::string one_line(JsonWriter& w) {
   return s;
 }
 
-// A pid or tid as the trace wrote it: a number when its text is one, else a string ("stream 7").
+// A pid or tid as the trace wrote it: a number when its text is one ("10.0" stays 10.0, the
+// process a viewer files its events under), else a string ("stream 7").
 void write_id(JsonWriter& w, std::string_view text) {
   if (const auto v = integer_text(text)) w.integer(*v);
+  else if (is_json_number(text)) w.raw(text);
   else w.string(text);
+}
+
+// The integer pids a pid's text names for a viewer: its value when it is an integer however it is
+// written ("10", "10.0", "1e1" are one process to Perfetto), both integers around a fraction.
+void add_pids_named(std::string_view text, std::vector<int64_t>& used) {
+  if (const auto v = integer_text(text)) return used.push_back(*v);
+  if (!is_json_number(text)) return;
+  // Beyond ±2^62 a double's integers are far apart and no free pid is near: leave them out.
+  constexpr double kFarPid = 4.6e18;
+  const double value = std::strtod(std::string(text).c_str(), nullptr);
+  if (!(std::fabs(value) < kFarPid)) return;
+  used.push_back(static_cast<int64_t>(std::floor(value)));
+  used.push_back(static_cast<int64_t>(std::ceil(value)));
 }
 
 // A process id no event of the trace uses (tracks, and processes that only metadata names), so
@@ -46,10 +64,8 @@ void write_id(JsonWriter& w, std::string_view text) {
 // in int64 (a pid of INT64_MAX), the smallest non-negative one free.
 int64_t free_pid(const Trace& t) {
   std::vector<int64_t> used = {0};
-  for (const Track& tr : t.tracks)
-    if (const auto v = integer_text(tr.pid)) used.push_back(*v);
-  for (const NameId pid : t.metadata_pids)
-    if (const auto v = integer_text(t.names.view(pid))) used.push_back(*v);
+  for (const Track& tr : t.tracks) add_pids_named(tr.pid, used);
+  for (const NameId pid : t.metadata_pids) add_pids_named(t.names.view(pid), used);
   std::sort(used.begin(), used.end());
   if (const auto above = checked_add(used.back(), 1)) return *above;
   int64_t pid = 0;

@@ -234,6 +234,7 @@ RankSummary parse_digest(const simdjson::padded_string& padded, const std::strin
   RankSummary s;
   read_rank(r, o, s.digest);
   s.digest.path = std::string(r.text(r.field(o, "path"), "path"));
+  if (source != s.digest.path) s.digest.read_from = source;
   read_steps(r, o, s.digest);
   read_collectives(r, o, s.digest);
   read_blocks(r, o, s.digest);
@@ -268,14 +269,17 @@ bool is_digest_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
+  // JSON's whitespace before the object, however much (a digest re-indented or written with
+  // blank lines first), then the head of the object.
+  const auto is_json_space = [](int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (in && is_json_space(in.peek())) in.get();
   char head[64] = {};
   in.read(head, sizeof head);
   const std::string_view text(head, static_cast<size_t>(in.gcount()));
   size_t at = 0;
   const auto skip_space = [&] {
-    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    while (at < text.size() && is_json_space(static_cast<unsigned char>(text[at]))) ++at;
   };
-  skip_space();
   if (at >= text.size() || text[at] != '{') return false;
   ++at;
   skip_space();

@@ -2,11 +2,20 @@
 // `whyslow.explain(folder)` share, the check that they are one job's ranks included.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "report/digest/digest_file.hpp"
 
 namespace whyslow {
+
+// The files that the arguments (files, folders, globs) name, as `whyslow explain` reads a job's
+// ranks: a folder's entry that is neither a trace nor a digest (the truth.json a generator leaves
+// beside the ranks) is left out, and `left_out` told "<path>: neither a trace nor a digest …".
+// A file named on its own is kept (its load says what is wrong with it).
+std::vector<std::string> expand_rank_paths(const std::vector<std::string>& args,
+                                           const std::function<void(const std::string&)>& left_out);
 
 // One analyzed trace reduced to what the cross-rank passes read, with its findings by title.
 RankSummary rank_summary(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings);

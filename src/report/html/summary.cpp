@@ -112,10 +112,10 @@ void write_annotations(CompactJson& w, const Facts& f) {
 void write_loops(CompactJson& w, const Facts& f) {
   w.key("loops").begin_array();
   for (const LoopFacts& l : f.loops) {
-    w.begin_array().string(loop_scope(f.steps, l)).integer(static_cast<int64_t>(l.iterations.size()));
+    w.begin_array().string(loop_scope(f.steps, l)).integer(static_cast<int64_t>(l.iteration_count));
     w.integer(l.iterations.front().duration_ns).integer(l.median_ns).integer(l.gpu_median_ns);
     w.integer(l.first_tokens).integer(l.tokens_per_iteration);
-    w.integer(l.iterations.front().start_ns - f.window.start_ns).integer(l.iterations.back().end_ns - f.window.start_ns);
+    w.integer(l.iterations.front().start_ns - f.window.start_ns).integer(l.end_ns - f.window.start_ns);
     w.end_array();
   }
   w.end_array();

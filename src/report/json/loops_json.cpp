@@ -14,7 +14,7 @@ void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts) {
     w.key("block").string(loop_block_name(trace, l));
     w.key("marker").string(trace.names.view(l.marker));
     w.key("period_events").unsigned_integer(l.period);
-    w.key("iterations").unsigned_integer(l.iterations.size());
+    w.key("iterations").unsigned_integer(l.iteration_count);
     w.key("first_us").microseconds(l.iterations.front().duration_ns);
     w.key("median_us").microseconds(l.median_ns);
     w.key("cpu_median_us").microseconds(l.cpu_median_ns);
@@ -22,6 +22,8 @@ void write_loops(JsonWriter& w, const Trace& trace, const Facts& facts) {
     w.key("first_tokens").integer(l.first_tokens);
     w.key("tokens_per_iteration").integer(l.tokens_per_iteration);
     w.key("tokens_per_s").number(tokens_per_s(l));
+    // The iterations the loop kept (kMaxLoopIterationsKept), the rest counted.
+    w.key("each_left_out").unsigned_integer(l.iteration_count - l.iterations.size());
     w.key("each").begin_array();
     for (const StepFacts& it : l.iterations) {
       w.begin_object(Layout::Inline);

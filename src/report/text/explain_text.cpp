@@ -54,7 +54,7 @@ std::string header(const Trace& trace, const Facts& facts) {
     if (l.step == kLoopOverWindow)
       out += fmt::format("  loop: {} iterations of the main thread's top-level work (no ProfilerStep){}: the first "
                          "{}, the rest a median {}\n",
-                         l.iterations.size(), is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
+                         l.iteration_count, is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
                          human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns));
   if (facts.window.comm_ns > 0)
     out += fmt::format("  communication: {} communication kernels · comm {} · exposed (no compute running) {} · compute {}\n",

@@ -22,7 +22,7 @@ std::string loops_table(const Trace& trace, const Facts& facts) {
   TextTable t(columns);
   for (const LoopFacts& l : facts.loops) {
     const std::string first_tokens = l.first_tokens > 0 ? fmt::format(" ({} tokens)", l.first_tokens) : "";
-    std::vector<std::string> row = {std::string(loop_scope(facts.steps, l)), format_count(l.iterations.size()),
+    std::vector<std::string> row = {std::string(loop_scope(facts.steps, l)), format_count(l.iteration_count),
                                     human_duration(l.iterations.front().duration_ns) + first_tokens,
                                     human_duration(l.median_ns), human_duration(l.cpu_median_ns)};
     if (gpu) row.push_back(human_duration(l.gpu_median_ns));
