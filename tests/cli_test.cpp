@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -197,6 +198,27 @@ TEST(Cli, InfoJsonListsTracksAndDevices) {
   EXPECT_NE(r.out.find("\"events\": 151"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"name\": \"NVIDIA H200\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"kind\": \"gpu\""), std::string::npos) << r.out;
+}
+
+// Issue 46 item 6: track names such as pid "Spans", tid "PyTorch Profiler" pushed their row's
+// event count out of line. Every row's count ends in the same column as the "events" heading.
+TEST(Cli, InfoColumnsAlign) {
+  const CliRun r = whyslow("info " + quoted(std::string(WHYSLOW_FIXTURES) + "/torch/addmm_full_bias.json.gz"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(": 34 events on 5 tracks, 1 device, "), std::string::npos) << r.out;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 8u) << r.out;  // the summary, the heading, the rule, five tracks
+  const size_t events_end = lines[1].find("events") + std::string("events").size();
+  ASSERT_NE(lines[1].find("events"), std::string::npos) << r.out;
+  size_t rows = 0;
+  for (size_t i = 3; i < lines.size(); ++i) {
+    // The count is the last digit before the name column: the row's text up to events_end ends in one.
+    ASSERT_GE(lines[i].size(), events_end) << lines[i];
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(lines[i][events_end - 1]))) << r.out;
+    EXPECT_TRUE(events_end == lines[i].size() || lines[i][events_end] == ' ') << r.out;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5u) << r.out;
 }
 
 // The folder tensorboard_trace_handler("tb") writes: one trace after one run, several after several.
