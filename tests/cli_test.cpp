@@ -114,6 +114,33 @@ TEST(Cli, ProseIntoAPipeWrapsAt80) {
   EXPECT_LE(widest_prose(whyslow("explain " + trace, "COLUMNS=60").out), 60u);
 }
 
+// Issue 46 item 6: on an 80-column terminal each table's title ("Steps (3): CPU = the step minus…",
+// 240 columns) and note ("bound: compute or memory = …") was cut at the edge with what its columns
+// mean. Now they wrap like prose: the only lines cut are a table's own (its heading row, rule and
+// rows, whose cells stand two spaces apart) and an event row of a finding.
+TEST(Cli, TableTitlesWrapWhereTheirRowsAreCut) {
+  auto is_row = [](std::string line) {
+    line.resize(line.size() - std::string("…").size());
+    const size_t text = line.find_first_not_of(' ');
+    return text != std::string::npos && text > 0 &&
+           (line.find_first_not_of('-', text) == std::string::npos || line.find("  ", text) != std::string::npos);
+  };
+  for (const std::string& trace : {std::string("cpu/dataloader_workers0.json.gz"), std::string("memory/ckpt_on.json.gz"),
+                                   std::string("blocks/llama_generate_eager.json.gz")}) {
+    for (const std::string& command : {"explain", "kernels"}) {
+      const CliRun r = whyslow(command + " " + quoted(std::string(WHYSLOW_FIXTURES) + "/" + trace), "COLUMNS=80");
+      ASSERT_EQ(r.status, 0) << r.err;
+      size_t cut = 0;
+      for (const std::string& line : lines_of(r.out)) {
+        if (!line.ends_with("…") || report::display_width(line) < 80) continue;
+        ++cut;
+        EXPECT_TRUE(is_row(line)) << command << " " << trace << ": prose cut at the edge: " << line;
+      }
+      EXPECT_GT(cut, 0u) << command << " " << trace << ": some table is wider than 80 columns";
+    }
+  }
+}
+
 // `explain --brief`: each finding's title, the fix replayed and what to try, and the what-if
 // table; the evidence, events and long tables only without it.
 TEST(Cli, BriefKeepsEveryFindingAndDropsTheEvidence) {
