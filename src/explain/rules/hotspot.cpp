@@ -23,6 +23,7 @@
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/bound_scope.hpp"
+#include "explain/rules/graph_capture_gain.hpp"
 
 namespace whyslow {
 namespace {
@@ -163,23 +164,6 @@ uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
     found = at = best;
     if (parse_frame_name(t.names.view(frames[at].name)).ok) found_located = at;
   }
-}
-
-// The trace's own replay with each step's launches captured in a CUDA graph (the what-if of
-// analysis/graph/edits/cuda_graphs.cpp), when it shortens the steady step by at least 1 % (what
-// costs less is never worth a warning, nor advice): graph capture is advised only then. Not where the
-// step waits for data, runs CPU collectives, is already replayed from a graph or is a cold start:
-// the replay of those gains nothing.
-constexpr double kMinAdvisedGainShare = 0.01;
-
-const WhatIf* graph_capture_gain(const Facts& f) {
-  const WhatIf* best = nullptr;
-  for (const WhatIf& w : f.graph.what_if)
-    if (w.edit == "cuda-graphs" && w.per_step && w.step_ns > 0 &&
-        static_cast<double>(w.step_ns - w.predicted_step_ns) >= kMinAdvisedGainShare * static_cast<double>(w.step_ns) &&
-        (!best || w.predicted_step_ns < best->predicted_step_ns))
-      best = &w;
-  return best;
 }
 
 // "the replay of the steps with their launches in one CUDA graph saves 128 µs a step (`whyslow what-if
@@ -528,6 +512,15 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
     case Cost::CpuWork:
       kind = fmt::format("CPU work: {} of its CPU time against {} of GPU work ({} of Python self time)",
                          human_duration(r.cpu_total_ns), human_duration(r.gpu_ns), human_duration(python_ns));
+      // The GPU sets the pace and the replay gains nothing from graphs: CPU-side advice would
+      // contradict gpu_bound, which says CPU-side tuning will not help.
+      if (!graph_capture_gain(f) &&
+          std::any_of(out.begin(), out.end(), [](const Finding& y) { return y.id == FindingId::gpu_bound; })) {
+        x.try_next = {"The gpu_bound finding says the GPU sets the step's pace: this CPU work runs while the GPU "
+                      "works, so making it cheaper shortens the step only once the GPU work is shorter. Start from "
+                      "the kernels."};
+        break;
+      }
       x.try_next = {lib != UINT32_MAX ? fmt::format("Most of it is {}: if that is input preparation, move it off the step "
                                                     "(DataLoader workers, or on the GPU){}.",
                                                     t.names.view(b.library_frames[lib].name),
