@@ -127,12 +127,13 @@ TEST(Cli, TableTitlesWrapWhereTheirRowsAreCut) {
   };
   for (const std::string& trace : {std::string("cpu/dataloader_workers0.json.gz"), std::string("memory/ckpt_on.json.gz"),
                                    std::string("blocks/llama_generate_eager.json.gz")}) {
-    for (const std::string& command : {"explain", "kernels"}) {
+    for (const std::string command : {"explain", "kernels"}) {
       const CliRun r = whyslow(command + " " + quoted(std::string(WHYSLOW_FIXTURES) + "/" + trace), "COLUMNS=80");
       ASSERT_EQ(r.status, 0) << r.err;
       size_t cut = 0;
       for (const std::string& line : lines_of(r.out)) {
         if (!line.ends_with("…") || report::display_width(line) < 80) continue;
+        if (line.starts_with("whyslow explain /")) continue;  // the trace's path: one word, cut where it is long
         ++cut;
         EXPECT_TRUE(is_row(line)) << command << " " << trace << ": prose cut at the edge: " << line;
       }
