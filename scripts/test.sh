@@ -4,8 +4,8 @@
 # minutes of download and unpacking on a fresh machine) install while the build compiles: apt is
 # bound by the network and the disk, the compiler by the CPU. Their log is build/setup-run-packages.log.
 # Prints how long each part took (CI's budget: scripts/test.sh within 12 minutes on an idle machine):
-# the build, the C++ tests, the browser tests (label `browser`) and the tests driven from Python or
-# Node (label `python`), each group with every core.
+# the build, the C++ tests, the browser tests (label `browser`) and the tests a script drives (label
+# `script`: Python, Node.js, bash), each group run by ctest with the preset's jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 parts=()
@@ -41,8 +41,8 @@ wait_for_packages() {
 part "waiting for the run packages" wait_for_packages
 # The release preset's options (output on failure, jobs, timeout), each group its labels: together
 # every test the preset runs (all but label `gpu`).
-part "C++ tests" ctest --preset release -LE 'gpu|browser|python'
+part "C++ tests" ctest --preset release -LE 'gpu|browser|script'
 part "browser tests" ctest --preset release -L browser
-part "Python and Node tests" ctest --preset release -L python
+part "script-driven tests (Python, Node.js, bash)" ctest --preset release -L script
 echo "test: times"
 printf '  %s\n' "${parts[@]}"
