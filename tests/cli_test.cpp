@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -113,6 +114,34 @@ TEST(Cli, ProseIntoAPipeWrapsAt80) {
   EXPECT_LE(widest_prose(whyslow("explain " + trace, "COLUMNS=60").out), 60u);
 }
 
+// Issue 46 item 6: on an 80-column terminal each table's title ("Steps (3): CPU = the step minus…",
+// 240 columns) and note ("bound: compute or memory = …") was cut at the edge with what its columns
+// mean. Now they wrap like prose: the only lines cut are a table's own (its heading row, rule and
+// rows, whose cells stand two spaces apart) and an event row of a finding.
+TEST(Cli, TableTitlesWrapWhereTheirRowsAreCut) {
+  auto is_row = [](std::string line) {
+    line.resize(line.size() - std::string("…").size());
+    const size_t text = line.find_first_not_of(' ');
+    return text != std::string::npos && text > 0 &&
+           (line.find_first_not_of('-', text) == std::string::npos || line.find("  ", text) != std::string::npos);
+  };
+  for (const std::string& trace : {std::string("cpu/dataloader_workers0.json.gz"), std::string("memory/ckpt_on.json.gz"),
+                                   std::string("blocks/llama_generate_eager.json.gz")}) {
+    for (const std::string command : {"explain", "kernels"}) {
+      const CliRun r = whyslow(command + " " + quoted(std::string(WHYSLOW_FIXTURES) + "/" + trace), "COLUMNS=80");
+      ASSERT_EQ(r.status, 0) << r.err;
+      size_t cut = 0;
+      for (const std::string& line : lines_of(r.out)) {
+        if (!line.ends_with("…") || report::display_width(line) < 80) continue;
+        if (line.starts_with("whyslow explain /")) continue;  // the trace's path: one word, cut where it is long
+        ++cut;
+        EXPECT_TRUE(is_row(line)) << command << " " << trace << ": prose cut at the edge: " << line;
+      }
+      EXPECT_GT(cut, 0u) << command << " " << trace << ": some table is wider than 80 columns";
+    }
+  }
+}
+
 // `explain --brief`: each finding's title, the fix replayed and what to try, and the what-if
 // table; the evidence, events and long tables only without it.
 TEST(Cli, BriefKeepsEveryFindingAndDropsTheEvidence) {
@@ -197,6 +226,27 @@ TEST(Cli, InfoJsonListsTracksAndDevices) {
   EXPECT_NE(r.out.find("\"events\": 151"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"name\": \"NVIDIA H200\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"kind\": \"gpu\""), std::string::npos) << r.out;
+}
+
+// Issue 46 item 6: track names such as pid "Spans", tid "PyTorch Profiler" pushed their row's
+// event count out of line. Every row's count ends in the same column as the "events" heading.
+TEST(Cli, InfoColumnsAlign) {
+  const CliRun r = whyslow("info " + quoted(std::string(WHYSLOW_FIXTURES) + "/torch/addmm_full_bias.json.gz"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(": 34 events on 5 tracks, 1 device, "), std::string::npos) << r.out;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 8u) << r.out;  // the summary, the heading, the rule, five tracks
+  const size_t events_end = lines[1].find("events") + std::string("events").size();
+  ASSERT_NE(lines[1].find("events"), std::string::npos) << r.out;
+  size_t rows = 0;
+  for (size_t i = 3; i < lines.size(); ++i) {
+    // The count is the last digit before the name column: the row's text up to events_end ends in one.
+    ASSERT_GE(lines[i].size(), events_end) << lines[i];
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(lines[i][events_end - 1]))) << r.out;
+    EXPECT_TRUE(events_end == lines[i].size() || lines[i][events_end] == ' ') << r.out;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5u) << r.out;
 }
 
 // The folder tensorboard_trace_handler("tb") writes: one trace after one run, several after several.

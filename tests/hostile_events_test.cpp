@@ -94,7 +94,7 @@ TEST(HostileEvents, PhasesWhyslowDoesNotReadAreSaid) {
   EXPECT_EQ(t.ignored_phases, "Cb");
   const CliRun r = whyslow(dir, "info '" + path + "'");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("1 events on 1 tracks"), std::string::npos) << r.out;  // it said "0 events on 0 tracks"
+  EXPECT_NE(r.out.find("1 event on 1 track"), std::string::npos) << r.out;  // it said "0 events on 0 tracks"
   EXPECT_NE(r.err.find("3 events of phases whyslow does not read (\"ph\": \"C\", \"b\")"), std::string::npos) << r.err;
 }
 

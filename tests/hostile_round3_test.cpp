@@ -14,6 +14,7 @@
 #include "op_input_builders.hpp"
 #include "report/json/json_report.hpp"
 #include "report/roofline_words.hpp"
+#include "report/format.hpp"
 #include "report/text/tables.hpp"
 #include "report/text/text_report.hpp"
 #include "test_support.hpp"
@@ -178,7 +179,7 @@ TEST(HostileRound3, AllocatorRecordsOutOfRangeAreLeftOutAndCounted) {
   EXPECT_EQ(d.out_of_range_records, 5u);
   EXPECT_EQ(d.records, 3u);
   EXPECT_EQ(d.peak_allocated, 4096);
-  const std::string table = report::memory_table(e.trace, e.facts);
+  const std::string table = report::memory_table(e.trace, e.facts, report::kDefaultLineWidth);
   EXPECT_NE(table.find("5 records left out"), std::string::npos) << table;
   for (const Finding& f : e.findings)
     for (const Evidence& ev : f.evidence) EXPECT_GE(ev.value, 0) << to_string(f.id) << " " << ev.key;

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "analysis/passes.hpp"
+#include "report/format.hpp"
 #include "report/text/tables.hpp"
 #include "rules/facts_builder.hpp"
 #include "test_support.hpp"
@@ -117,12 +118,12 @@ TEST(Loops, ADataLoaderFetchingSampleBySampleIsALoop) {
 TEST(Loops, TableHasNoGpuColumnWithoutGpuRecords) {
   const auto cpu = testing::explain_file(std::string(WHYSLOW_FIXTURES) + "/torch/mlp_dataloader_cpu.json.gz");
   ASSERT_EQ(cpu.facts.recording.what, Recorded::CpuOnly);
-  const std::string cpu_table = report::loops_table(cpu.trace, cpu.facts);
+  const std::string cpu_table = report::loops_table(cpu.trace, cpu.facts, report::kDefaultLineWidth);
   ASSERT_NE(cpu_table.find("iterations"), std::string::npos);
   EXPECT_EQ(cpu_table.find("GPU busy"), std::string::npos) << cpu_table;
   const auto gpu = testing::explain_file(blocks_fixture("llama_generate_eager.json.gz"));
   ASSERT_EQ(gpu.facts.recording.what, Recorded::Gpu);
-  EXPECT_NE(report::loops_table(gpu.trace, gpu.facts).find("GPU busy"), std::string::npos);
+  EXPECT_NE(report::loops_table(gpu.trace, gpu.facts, report::kDefaultLineWidth).find("GPU busy"), std::string::npos);
 }
 
 // A synthetic step of 200,000 top-level ops: a loop of 20,000 iterations of 10 ops after a

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "report/json/json_report.hpp"
+#include "report/format.hpp"
 #include "report/text/tables.hpp"
 #include "test_support.hpp"
 #include "trace/slice_trace.hpp"
@@ -147,7 +148,7 @@ TEST(Memory, ATraceWithoutRecordsSaysHowToRecordThemAndNothingElse) {
   const Explained e = explain_file(testing::fixture("mm_bias_64_fp32.json.gz"));
   EXPECT_TRUE(e.facts.memory.devices.empty());
   EXPECT_EQ(find(e, FindingId::memory_peak), nullptr);
-  EXPECT_NE(report::memory_table(e.trace, e.facts).find("profile_memory=True"), std::string::npos);
+  EXPECT_NE(report::memory_table(e.trace, e.facts, report::kDefaultLineWidth).find("profile_memory=True"), std::string::npos);
   const std::string json = render_json(e.trace, e.facts, e.findings);
   EXPECT_NE(json.find("\"memory\": null"), std::string::npos);
 }
@@ -174,7 +175,7 @@ TEST(Memory, RecordsThatContradictThemselvesAreCountedNotBelieved) {
   EXPECT_EQ(d.total_mismatches, 1u);   // 256 after 512 − 256 is right, 5000 after 256 + 100 is not
   EXPECT_EQ(d.negative_totals, 1u);
   EXPECT_EQ(d.peak_allocated, 5000);   // the allocator's own total, as written
-  EXPECT_NE(report::memory_table(e.trace, e.facts).find("1 free of memory allocated before the trace"), std::string::npos);
+  EXPECT_NE(report::memory_table(e.trace, e.facts, report::kDefaultLineWidth).find("1 free of memory allocated before the trace"), std::string::npos);
 }
 
 }  // namespace

@@ -345,6 +345,7 @@ TEST(Ranks, GlooRankSleepingInItsDataBlockIsTheStragglerAndDataTheCause) {
   EXPECT_EQ(findings[0].finding.severity, Severity::Critical);  // rank 0 loses ~45 % of its step
   // Two ranks: "the other rank loses", not "the other 1 ranks lose" (issue 46 item 6).
   EXPECT_NE(findings[0].finding.title.find(": the other rank loses "), std::string::npos) << findings[0].finding.title;
+  EXPECT_NE(findings[0].finding.detail.find(" found on both ranks "), std::string::npos) << findings[0].finding.detail;
 }
 
 TEST(Ranks, BalancedGlooPairHasNoStraggler) {

@@ -74,9 +74,13 @@ TEST(RooflineReport, JsonSaysWhyAKernelHasNoModel) {
   EXPECT_TRUE(sort);
 }
 
+// Prose wide enough for a datasheet line of every precision on one line (at the default 100 it
+// wraps, as every table note does).
+const TextOptions kOneLineCeilings{.line_width = 160};
+
 TEST(RooflineReport, TextShowsTheRooflineLines) {
   const auto e = testing::explain_file(testing::fixture("mm_bias_4096_fp32.json.gz"));
-  const std::string text = render_explain_text(e.trace, e.facts, e.findings, {});
+  const std::string text = render_explain_text(e.trace, e.facts, e.findings, kOneLineCeilings);
   EXPECT_NE(text.find("Roofline: FLOPs and bytes"), std::string::npos);
   EXPECT_NE(text.find("NVIDIA H200 datasheet: fp32 67 · tf32 495 · bf16 990 · fp16 990 · fp8 1,979 · int8 1,979 TFLOP/s · memory 4.80 TB/s · L2 60.0 MiB"), std::string::npos);
   // One line per kernel and shape: the GEMM compute-bound at 76 % of fp32's roof, the add memory-bound.
@@ -116,7 +120,7 @@ TEST(RooflineReport, EachKindOfGpuGetsOneCeilingsLine) {
   testing::TempDir dir;
   const auto e = testing::explain_file(dir.write("six_gpus.json", json));
   ASSERT_EQ(e.facts.roofline.devices.size(), 6u);
-  const std::string text = render_explain_text(e.trace, e.facts, e.findings, {});
+  const std::string text = render_explain_text(e.trace, e.facts, e.findings, kOneLineCeilings);
   EXPECT_EQ(occurrences(text, "datasheet: "), 1u) << text;
   EXPECT_EQ(occurrences(text, "not in whyslow's datasheet table"), 1u) << text;
   EXPECT_NE(text.find("  4 × NVIDIA GeForce RTX 2080 Ti datasheet: fp32 14.2 · fp16 56.9 · int8 228 TFLOP/s"),
@@ -129,7 +133,7 @@ TEST(RooflineReport, AnEightGpuTraceSaysItsDatasheetOnce) {
   // param's ResNet training trace describes the eight RTX 2080 Ti of its node: one line, not eight.
   WHYSLOW_PUBLIC_OR_SKIP("facebookresearch__param/et_replay__tests__inputs__resnet_kineto.json.gz", e);
   ASSERT_EQ(e.facts.roofline.devices.size(), 8u);
-  const std::string text = render_explain_text(e.trace, e.facts, e.findings, {});
+  const std::string text = render_explain_text(e.trace, e.facts, e.findings, kOneLineCeilings);
   EXPECT_EQ(occurrences(text, "datasheet: "), 1u);
   EXPECT_NE(text.find("  8 × NVIDIA GeForce RTX 2080 Ti datasheet: fp32 14.2 · fp16 56.9 · int8 228 TFLOP/s · "
                       "memory 616 GB/s · L2 5.50 MiB\n    source: NVIDIA Turing GPU Architecture whitepaper"),

@@ -9,6 +9,8 @@
 #include "pipeline/pipeline.hpp"
 #include "trace/trace_set.hpp"
 #include "report/json/json_report.hpp"
+#include "report/format.hpp"
+#include "report/text/text_table.hpp"
 #include "common/terminal_text.hpp"
 
 namespace whyslow::cli {
@@ -28,14 +30,24 @@ Command add_info_command(CLI::App& app) {
               return 0;
             }
             // Names come from the trace: printable() keeps their control characters off the terminal.
-            fmt::print("{}: {} events on {} tracks, {} devices, {} bytes of JSON\n", printable(trace.path), trace.size(),
-                       trace.tracks.size(), trace.devices.size(), trace.input_bytes);
+            const auto count_of = [](size_t n, const char* one, const char* many) {
+              return fmt::format("{} {}", n, n == 1 ? one : many);
+            };
+            fmt::print("{}: {} on {}, {}, {} bytes of JSON\n", printable(trace.path),
+                       count_of(trace.size(), "event", "events"), count_of(trace.tracks.size(), "track", "tracks"),
+                       count_of(trace.devices.size(), "device", "devices"), trace.input_bytes);
             if (trace.repaired_op_links > 0)
               fmt::print("  {} kernels/copies relinked: the op their External id names does not enclose the "
                          "launch\n", trace.repaired_op_links);
+            // Columns as wide as their widest cell: a pid such as "Spans" or a tid such as "PyTorch
+            // Profiler" no longer pushes the rows after it out of line.
+            report::TextTable tracks({{"lane", report::Align::Left}, {"pid", report::Align::Left},
+                                      {"tid", report::Align::Left}, {"events", report::Align::Right},
+                                      {"name", report::Align::Left}});
             for (const Track& t : trace.tracks)
-              fmt::print("  {:<5} pid {:<8} tid {:<12} {:>9} events  {}\n", to_string(t.kind), printable(t.pid),
-                         printable(t.tid), t.events.size(), printable(t.name));
+              tracks.add_row({std::string(to_string(t.kind)), printable(t.pid), printable(t.tid),
+                              report::format_count(t.events.size()), printable(t.name)});
+            fmt::print("{}", tracks.render(0));
             return 0;
           }};
 }

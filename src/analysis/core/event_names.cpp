@@ -47,6 +47,16 @@ bool is_data_loader_span(std::string_view n) {
   return n.starts_with("enumerate(DataLoader)#") || n.starts_with("enumerate(DataPipe)#");
 }
 
+namespace {
+constexpr std::string_view kGlooPrefix = "gloo:";
+}  // namespace
+
+bool is_host_collective(std::string_view n) { return n.starts_with(kGlooPrefix); }
+
+std::string_view host_collective_kind(std::string_view n) {
+  return is_host_collective(n) ? n.substr(kGlooPrefix.size()) : std::string_view();
+}
+
 bool is_allocator_call(std::string_view n) {
   for (std::string_view p : {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
                              "hipMalloc", "hipFree", "hipHostMalloc", "hipHostAlloc", "hipHostFree", "hipMemAlloc",

@@ -38,6 +38,11 @@ bool is_record_function_name(std::string_view name);
 // node ("MmBackward0", the ops it runs are inside one of them).
 bool is_backward_event_name(std::string_view name);
 bool is_data_loader_span(std::string_view name);
+// A collective that runs on the host: Gloo's `gloo:<collective>` annotation, on its worker thread
+// from when this rank joins until every rank has (analysis/ranks/host_collectives.hpp).
+bool is_host_collective(std::string_view name);
+// Its name without the "gloo:" prefix: "all_reduce".
+std::string_view host_collective_kind(std::string_view name);
 
 // Device memory and pinned host memory allocation and release: cudaMalloc*, cudaFree*,
 // cudaHostAlloc, cudaMallocHost, cudaFreeHost, cuMemAlloc*, cuMemFree*, cuMemCreate/Map/Unmap/

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/core/event_names.hpp"
 #include "analysis/core/intervals.hpp"
 #include "analysis/core/median.hpp"
 #include "analysis/steps/steady_steps.hpp"
@@ -9,13 +10,12 @@
 namespace whyslow {
 
 std::vector<RankCollective> host_collectives(const Trace& t) {
-  constexpr std::string_view kGloo = "gloo:";
   std::vector<RankCollective> out;
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.kind[e] != EventKind::UserAnnotation) continue;
     const std::string_view name = t.name_of(e);
-    if (name.starts_with(kGloo))
-      out.push_back({"", -1, collective_kind(name.substr(kGloo.size()), ""), t.start_ns[e], t.end_ns(e)});
+    if (is_host_collective(name))
+      out.push_back({"", -1, collective_kind(host_collective_kind(name), ""), t.start_ns[e], t.end_ns(e)});
   }
   // In time order, as the ranks issue them (events are stored thread by thread, and Gloo runs
   // collectives on several worker threads): the n-th on one rank is the n-th on every other.

@@ -16,9 +16,6 @@
 namespace whyslow {
 namespace {
 
-// Waiting under 5 % of a step or 100 µs is within the jitter of a healthy job.
-constexpr double kMinWaitShare = 0.05;
-constexpr int64_t kMinWaitNs = 100'000;
 // Critical from 40 % of the step: the rank then spends more time waiting for peers than a
 // healthy step spends communicating.
 constexpr double kCriticalShare = 0.40;
@@ -74,7 +71,7 @@ void rule_comm_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const SteadyCalls calls = steady_calls(f, steps);
   const std::vector<PeerWait> waits = peer_waits(t, f, calls);
   const int64_t wait = median_wait_per_step(calls, waits);
-  if (step <= 0 || wait < kMinWaitNs || static_cast<double>(wait) < kMinWaitShare * static_cast<double>(step)) return;
+  if (!peer_wait_reported(wait, step)) return;
   std::vector<Waiting> waiting;
   for (size_t k = 0; k < waits.size(); ++k)
     if (waits[k].wait_ns > 0) waiting.push_back({calls.calls[k], waits[k]});

@@ -45,7 +45,8 @@ void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out
     return;
   const double share = static_cast<double>(exposed) / static_cast<double>(step);
   const SteadyCalls calls = steady_calls(f, steps);
-  const int64_t waiting = std::min(exposed, median_wait_per_step(calls, peer_waits(t, f, calls)));
+  const int64_t peer_wait = median_wait_per_step(calls, peer_waits(t, f, calls));
+  const int64_t waiting = std::min(exposed, peer_wait);
   const int64_t recoverable = exposed - waiting;
   const double recoverable_share = static_cast<double>(recoverable) / static_cast<double>(step);
   std::map<CollectiveKind, std::pair<int64_t, uint64_t>> by_kind;  // exposed ns, calls
@@ -70,10 +71,11 @@ void rule_exposed_comm(const Trace& t, const Facts& f, std::vector<Finding>& out
       "waited for communication ({} of the step). Collectives over the steady steps, by exposed time: {}.",
       human_duration(comm), human_duration(exposed), human_percent(share), which.empty() ? "none" : which);
   if (waiting > 0)
-    x.detail += fmt::format(" Of it, {} per step is this rank waiting inside collectives for a late peer (comm_wait): "
+    x.detail += fmt::format(" Of it, {} per step is this rank waiting inside collectives for a late peer{}: "
                             "overlapping cannot win that back while the peer stays late, so {} is what better overlap "
                             "can give.",
-                            human_duration(waiting), human_duration(recoverable));
+                            human_duration(waiting), peer_wait_reported(peer_wait, step) ? " (comm_wait)" : "",
+                            human_duration(recoverable));
   x.evidence = {us("exposed_comm_us", exposed), us("comm_us", comm), us("step_us", median_of(steps, &StepFacts::duration_ns)), percent("exposed_comm_pct", share),
                 us("peer_wait_us", waiting),
                 count("calls_per_step", calls.calls.size() / calls.steps)};

@@ -23,6 +23,7 @@
 #include "explain/highlights.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/bound_scope.hpp"
+#include "explain/rules/graph_capture_gain.hpp"
 
 namespace whyslow {
 namespace {
@@ -65,7 +66,7 @@ constexpr double kSplitPartMinShare = 0.01;
 constexpr size_t kMinSplitParts = 2;
 constexpr double kSplitExplains = 0.5;
 
-enum class Cost { ManySmallLaunches, Sync, OneKernel, GpuWork, CpuWork };
+enum class Cost { ManySmallLaunches, Sync, OneKernel, GpuWork, CpuWork, ColdStart, HostCollective };
 
 
 bool gpu_sets_the_pace(const BlockFacts& b) { return b.basis_gpu_ns > 0 && b.basis_gpu_ns >= b.basis_cpu_ns; }
@@ -165,23 +166,6 @@ uint32_t library_hotspot(const Trace& t, const BlockFacts& b, uint32_t block) {
   }
 }
 
-// The trace's own replay with each step's launches captured in a CUDA graph (the what-if of
-// analysis/graph/edits/cuda_graphs.cpp), when it shortens the steady step by at least 1 % (what
-// costs less is never worth a warning, nor advice): graph capture is advised only then. Not where the
-// step waits for data, runs CPU collectives, is already replayed from a graph or is a cold start:
-// the replay of those gains nothing.
-constexpr double kMinAdvisedGainShare = 0.01;
-
-const WhatIf* graph_capture_gain(const Facts& f) {
-  const WhatIf* best = nullptr;
-  for (const WhatIf& w : f.graph.what_if)
-    if (w.edit == "cuda-graphs" && w.per_step && w.step_ns > 0 &&
-        static_cast<double>(w.step_ns - w.predicted_step_ns) >= kMinAdvisedGainShare * static_cast<double>(w.step_ns) &&
-        (!best || w.predicted_step_ns < best->predicted_step_ns))
-      best = &w;
-  return best;
-}
-
 // "the replay of the steps with their launches in one CUDA graph saves 128 µs a step (`whyslow what-if
 // TRACE --edit cuda-graphs`)". TRACE, not the path: a finding's words do not depend on where the file is.
 std::string replay_words(const WhatIf& w) {
@@ -190,11 +174,27 @@ std::string replay_words(const WhatIf& w) {
                      human_duration(w.step_ns - w.predicted_step_ns), "TRACE", w.edit, w.param.empty() ? "" : "=" + w.param);
 }
 
+// Whether the block already runs torch.compile's code: a compiled region starts inside its longest
+// call. Then "torch.compile it" is no advice; compiling for CUDA graphs (mode="reduce-overhead") is.
+bool runs_compiled_code(const Trace& t, const Facts& f, const BlockRow& r) {
+  if (r.longest_call == kNoEvent) return false;
+  const std::vector<CompiledCall>& calls = f.compile.calls;  // in time order
+  const auto at = std::lower_bound(calls.begin(), calls.end(), t.start_ns[r.longest_call],
+                                   [&](const CompiledCall& c, int64_t ts) { return t.start_ns[c.event] < ts; });
+  return at != calls.end() && t.start_ns[at->event] < t.end_ns(r.longest_call);
+}
+
 // What to do with a block's own CPU work: the fix that fits where it runs and that the trace's
 // replay says would pay. A CPU program gets no CUDA graphs; a native program (the whyslow
 // profiler's scopes, no torch ops) no torch.compile; a block that launches no GPU work, or a trace
-// whose replay gains nothing from graphs, none either.
-std::string cpu_work_advice(const Facts& f, const BlockRow& r) {
+// whose replay gains nothing from graphs, none either; a block that runs compiled code is told to
+// compile for graphs, not to compile.
+std::string cpu_work_advice(const Trace& t, const Facts& f, const BlockRow& r) {
+  if (f.recording.what == Recorded::CpuOnly && !f.recording.from_torch)
+    // A native program's scope: torch.compile has nothing to compile, and its own time (a sleep, a
+    // wait, a loop) is as opaque to the trace as to whyslow.
+    return "Add WHYSLOW_SCOPE(\"name\") blocks inside it to see where its own time goes (a loop, a wait, a sleep), then "
+           "make that cheaper or move it off the step.";
   if (f.recording.what == Recorded::CpuOnly)
     return "torch.compile it (Inductor's CPU backend fuses its ops into generated C++ loops and drops the Python "
            "between them), or move its work to a GPU.";
@@ -209,8 +209,26 @@ std::string cpu_work_advice(const Facts& f, const BlockRow& r) {
   if (!f.recording.from_torch)
     return "Capture its launches in a CUDA graph (cudaStreamBeginCapture … cudaGraphLaunch: one launch replays them): " +
            replay_words(*graphs) + ". Or move its CPU work off the step.";
+  if (runs_compiled_code(t, f, r))
+    return "It runs torch.compile's code already: compile it with mode=\"reduce-overhead\", so its launches replay "
+           "as CUDA graphs and the dispatch around them goes away: " + replay_words(*graphs) +
+           ". Or move its CPU work off the step.";
   return "Capture the block in CUDA graphs or torch.compile it, so Python and dispatch overhead go away: " +
          replay_words(*graphs) + ". Or move its CPU work off the step.";
+}
+
+// Most of a block's CPU time in one call inside the cold first step that the cold_start finding
+// reports (the demo's matmul: one 124 ms call in ProfilerStep#0 of its 124 ms): one-off start-up
+// work (module loading, library set-up), not the Python and dispatch that CUDA graphs or
+// torch.compile would remove — that advice would contradict cold_start, which says the steady
+// steps do not pay it again.
+bool mostly_cold_start(const Trace& t, const Facts& f, const std::vector<Finding>& out, const BlockRow& r) {
+  const int cold = f.cold_start.step_index;
+  if (cold < 0 || static_cast<size_t>(cold) >= f.steps.size() || r.longest_call == kNoEvent) return false;
+  if (std::none_of(out.begin(), out.end(), [](const Finding& x) { return x.id == FindingId::cold_start; })) return false;
+  const StepFacts& s = f.steps[static_cast<size_t>(cold)];
+  const EventId c = r.longest_call;
+  return t.start_ns[c] >= s.start_ns && t.start_ns[c] < s.end_ns && share(t.dur_ns[c], r.cpu_total_ns) >= kMostOfParent;
 }
 
 Cost cost_of(const Trace& t, const BlockRow& r) {
@@ -363,7 +381,9 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const double cpu_share = share(r.cpu_total_ns, cpu_basis), gpu_share = share(r.gpu_ns, b.basis_gpu_ns);
   const double paced_share = by_gpu ? gpu_share : cpu_share;
   const bool wrapper = paced_share >= kWholeStep;
-  const Cost cost = cost_of(t, r);
+  const Cost cost = is_host_collective(g.label)          ? Cost::HostCollective
+                    : mostly_cold_start(t, f, out, r) ? Cost::ColdStart
+                                                      : cost_of(t, r);
   const bool on_cpu = f.recording.what == Recorded::CpuOnly;
   const bool loop = r.repeated_calls >= kLoopRepeats;
   // Most of the block's time in library code it calls (of its heaviest row, where the frames are kept).
@@ -468,16 +488,46 @@ void rule_hotspot(const Trace& t, const Facts& f, std::vector<Finding>& out) {
                          human_duration(mean_kernel));
       x.try_next = {"Its kernels are in the roofline table (`whyslow kernels`): start with the largest."};
       break;
+    case Cost::ColdStart: {
+      const StepFacts& cold = f.steps[static_cast<size_t>(f.cold_start.step_index)];
+      kind = fmt::format("one-off start-up work: its call in {} takes {} of its {} of CPU time (the cold_start "
+                         "finding says what the first step loads and sets up)",
+                         cold.name, human_duration(t.dur_ns[r.longest_call]), human_duration(r.cpu_total_ns));
+      x.try_next = {fmt::format("Nothing in the block to change for this: its first call pays start-up costs the steady "
+                                "steps do not pay again. To see what it costs once warm, profile after a warm-up ({}).",
+                                f.recording.from_torch ? "torch.profiler.schedule(wait=1, warmup=1, active=3)"
+                                                       : "whyslow::schedule({.wait = 1, .warmup = 1, .active = 3})")};
+      break;
+    }
+    case Cost::HostCollective:
+      // Not CPU work to make cheaper or capture in a graph: communication with the other ranks.
+      kind = fmt::format("communication on the host: Gloo runs its {} on the CPU (on a worker thread, no GPU kernel), "
+                         "from when this rank joins it until every rank has, and moves the tensors through host memory",
+                         host_collective_kind(g.label));
+      x.try_next = {"For CUDA tensors, use NCCL (dist.init_process_group(\"nccl\"), one GPU per rank): its collectives "
+                    "run on the GPU over NVLink or the network, beside the compute, not through host memory.",
+                    "If ranks wait for one that joins late, load every rank's trace (whyslow explain rank*.json) to find "
+                    "which and why."};
+      break;
     case Cost::CpuWork:
       kind = fmt::format("CPU work: {} of its CPU time against {} of GPU work ({} of Python self time)",
                          human_duration(r.cpu_total_ns), human_duration(r.gpu_ns), human_duration(python_ns));
+      // The GPU sets the pace and the replay gains nothing from graphs: CPU-side advice would
+      // contradict gpu_bound, which says CPU-side tuning will not help.
+      if (!graph_capture_gain(f) &&
+          std::any_of(out.begin(), out.end(), [](const Finding& y) { return y.id == FindingId::gpu_bound; })) {
+        x.try_next = {"The gpu_bound finding says the GPU sets the step's pace: this CPU work runs while the GPU "
+                      "works, so making it cheaper shortens the step only once the GPU work is shorter. Start from "
+                      "the kernels."};
+        break;
+      }
       x.try_next = {lib != UINT32_MAX ? fmt::format("Most of it is {}: if that is input preparation, move it off the step "
                                                     "(DataLoader workers, or on the GPU){}.",
                                                     t.names.view(b.library_frames[lib].name),
                                                     on_cpu || !graph_capture_gain(f) || r.launches == 0
                                                         ? ""
                                                         : "; if it issues GPU work, capture it in CUDA graphs")
-                                      : cpu_work_advice(f, r)};
+                                      : cpu_work_advice(t, f, r)};
       break;
   }
   if (wrapper && !bw_loop) {

@@ -15,6 +15,9 @@ namespace {
 // 50 µs for NCCL's launch and protocol latency (its small-message all-reduce takes 10–30 µs on one
 // NVLink node).
 constexpr double kAchievableLinkShare = 0.5;
+// Waiting under 5 % of a step or 100 µs is within the jitter of a healthy job: not reported.
+constexpr double kMinReportedWaitShare = 0.05;
+constexpr int64_t kMinReportedWaitNs = 100'000;
 constexpr int64_t kCollectiveLatencyNs = 50'000;
 // Without sizes, a call is judged against the median of its kind and group, which needs at least
 // 3 calls so that the median is never the call itself (one outlier among 3 is not the middle).
@@ -79,6 +82,11 @@ int64_t median_wait_per_step(const SteadyCalls& calls, const std::vector<PeerWai
   std::vector<int64_t> sums(calls.steps, 0);
   for (size_t i = 0; i < waits.size(); ++i) sums[static_cast<size_t>(calls.step_of_call[i])] += waits[i].wait_ns;
   return median(std::move(sums));
+}
+
+bool peer_wait_reported(int64_t wait_ns, int64_t step_ns) {
+  return step_ns > 0 && wait_ns >= kMinReportedWaitNs &&
+         static_cast<double>(wait_ns) >= kMinReportedWaitShare * static_cast<double>(step_ns);
 }
 
 }  // namespace whyslow

@@ -31,4 +31,8 @@ std::vector<PeerWait> peer_waits(const Trace& trace, const Facts& facts, const S
 // The median over the steady steps of the waits summed per step.
 int64_t median_wait_per_step(const SteadyCalls& calls, const std::vector<PeerWait>& waits);
 
+// Whether a wait of `wait_ns` per step of `step_ns` is comm_wait's to report: the one test, so that
+// exposed_comm names comm_wait exactly where it is in the output.
+bool peer_wait_reported(int64_t wait_ns, int64_t step_ns);
+
 }  // namespace whyslow

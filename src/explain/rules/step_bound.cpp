@@ -15,6 +15,7 @@
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/bound_scope.hpp"
+#include "explain/rules/graph_capture_gain.hpp"
 #include "explain/rules/cpu_categories.hpp"
 
 namespace whyslow {
@@ -208,11 +209,21 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
                                   "finishes that work after it",
                                   human_duration(busy), human_duration(step))
                     : fmt::format("covers {} of {}", human_duration(busy), human_duration(step));
+    // As the replay says: where capturing the launches in CUDA graphs gains something (the hotspot
+    // then advises it), CPU-side tuning helps that much, not nothing.
+    const WhatIf* graphs = graph_capture_gain(f);
+    const std::string cpu_side =
+        graphs ? fmt::format("CPU-side tuning gives back little: the replay with the launches in CUDA graphs saves {} a "
+                             "step ({:.0f} %)",
+                             human_duration(graphs->step_ns - graphs->predicted_step_ns),
+                             100.0 * static_cast<double>(graphs->step_ns - graphs->predicted_step_ns) /
+                                 static_cast<double>(graphs->step_ns))
+               : std::string("CPU-side tuning will not help");
     x.detail = fmt::format(
         "In {}, GPU work (kernels, copies, memsets, all streams merged) {}; the CPU's own "
-        "work takes {}. The step time is set by the GPU work, so CPU-side tuning will not help: look at the "
-        "kernels that take the most time.{}{}",
-        unit, covers, human_duration(cpu),
+        "work takes {}. The step time is set by the GPU work, so {}: look at the kernels that take the most "
+        "time.{}{}",
+        unit, covers, human_duration(cpu), cpu_side,
         comm > 0 ? fmt::format(" Of it, compute (all but the communication kernels) covers {}.", human_duration(compute)) : "",
         (backlog >= kWordedBacklogShare
              ? fmt::format(" Before its first recorded work the GPU sat {} with work already queued: it was still "

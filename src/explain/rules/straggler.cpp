@@ -99,10 +99,11 @@ void rule_straggler(const CrossRankFacts& f, std::vector<RankFinding>& out) {
                         others == 1 ? fmt::format("the other rank loses {}", human_duration(cost))
                                     : fmt::format("the other {} ranks lose {}", others, human_duration(cost)));
   x.detail = fmt::format(
-      "Of {} collectives found on all {} ranks (matched by {}), rank {} started last at {}; at those (the ones in "
+      "Of {} collectives found on {} (matched by {}), rank {} started last at {}; at those (the ones in "
       "flight together counted once), the first rank waited {} per step before rank {} joined, {} of it with no compute of its own to hide it "
       "({} of rank {}'s {} step; the median collective arrived {} apart). {}",
-      f.collectives.size(), f.ranks.size(), f.matched_by_seq ? "process group and sequence number" : "order within the process group",
+      f.collectives.size(), f.ranks.size() == 2 ? std::string("both ranks") : fmt::format("all {} ranks", f.ranks.size()),
+      f.matched_by_seq ? "process group and sequence number" : "order within the process group",
       r.rank, f.times_last[s], human_duration(late), r.rank, human_duration(cost), human_percent(share), r.rank,
       human_duration(step), human_duration(f.median_skew_ns),
       caused ? cause_sentence(f, r)

@@ -51,8 +51,10 @@ void rule_sync_wait(const Trace& t, const Facts& f, std::vector<Finding>& out) {
       idle ? "So the GPU mostly had nothing to do while the CPU waited: the waits cover launches still in the "
              "queue or one-off start-up work, not long kernels."
       : on_comm
+          // Not named by id: exposed_comm and comm_wait run after this rule, and either may find too
+          // little to report.
           ? fmt::format("Of that, {} was communication (collective kernels): the CPU waited for collectives, which "
-                        "may themselves be waiting for a late peer rank (see exposed_comm / comm_wait).",
+                        "may themselves be waiting for a late peer rank.",
                         human_duration(s.total_comm_busy_ns))
           : "So the CPU is waiting for real GPU work; that is fine when the result is needed now, and a waste "
             "when the CPU could be preparing the next step instead.",

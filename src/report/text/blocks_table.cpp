@@ -28,7 +28,7 @@ std::string per_call(uint64_t n, uint64_t calls) {
 
 // The code that runs in several places (a module class's instances, a function called from
 // several blocks), summed: what the tree, one row per place, cannot show at a glance.
-std::string groups_table(const Trace& trace, const BlockFacts& b, size_t max_rows) {
+std::string groups_table(const Trace& trace, const BlockFacts& b, size_t max_rows, size_t line_width) {
   TextTable t({{"code", Align::Left}, {"kind", Align::Left}, {"places"}, {"calls"}, {"CPU total"}, {"CPU %"}, {"GPU"},
                {"backward CPU"}, {"backward GPU"}, {"location", Align::Left}});
   size_t shown = 0;
@@ -46,15 +46,19 @@ std::string groups_table(const Trace& trace, const BlockFacts& b, size_t max_row
     ++shown;
   }
   if (shown == 0) return {};
-  return fmt::format("\nCode in several places, summed over them ({} shown; CPU % of the steps' time on the threads it "
-                     "ran on{})\n",
-                     shown, any_backward ? "; backward: autograd's ops made by its forward, linked by sequence number" : "") +
+  return "\n" +
+         table_title(fmt::format("Code in several places, summed over them ({} shown; CPU % of the steps' time on the "
+                                 "threads it ran on{})",
+                                 shown,
+                                 any_backward ? "; backward: autograd's ops made by its forward, linked by sequence number"
+                                              : ""),
+                     line_width) +
          t.render(max_rows);
 }
 
 }  // namespace
 
-std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows) {
+std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows, size_t line_width) {
   const BlockFacts& b = facts.blocks;
   if (b.rows.empty()) return {};
   TextTable t({{"block", Align::Left}, {"kind", Align::Left}, {"calls"}, {"CPU total"}, {"self CPU"}, {"GPU"},
@@ -72,13 +76,17 @@ std::string blocks_table(const Trace& trace, const Facts& facts, size_t max_rows
     ++shown;
   }
   const bool other_threads = std::any_of(b.rows.begin(), b.rows.end(), [](const BlockRow& r) { return r.other_thread_gpu_ns > 0; });
-  return fmt::format("Blocks of your code ({} of {} shown: ≥ {:.0f} % of the steps' {} CPU or {} GPU time; all in --json)\n",
-                     shown, b.rows.size(), kMinShownShare * 100, human_duration(b.basis_cpu_ns),
-                     human_duration(b.basis_gpu_ns)) +
+  return table_title(fmt::format("Blocks of your code ({} of {} shown: ≥ {:.0f} % of the steps' {} CPU or {} GPU time; "
+                                 "all in --json)",
+                                 shown, b.rows.size(), kMinShownShare * 100, human_duration(b.basis_cpu_ns),
+                                 human_duration(b.basis_gpu_ns)),
+                     line_width) +
          t.render(max_rows) +
-         (other_threads ? "  * includes GPU work launched on other threads while the block ran (autograd's backward)\n"
-                        : "") +
-         groups_table(trace, b, max_rows);
+         (other_threads
+              ? table_note("* includes GPU work launched on other threads while the block ran (autograd's backward)",
+                           line_width)
+              : "") +
+         groups_table(trace, b, max_rows, line_width);
 }
 
 }  // namespace whyslow::report

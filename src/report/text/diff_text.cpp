@@ -54,13 +54,14 @@ void launch_api_rows(TextTable& t, const Diff& d) {
 }
 
 // The step's top-level blocks and ops whose time per step changed, largest change first.
-void blocks_section(std::string& out, const Diff& d, size_t max_rows) {
+void blocks_section(std::string& out, const Diff& d, size_t max_rows, size_t line_width) {
   TextTable t({{"block or op", Align::Left}, {"A"}, {"B"}, {"B − A"}});
   for (const Component& c : d.blocks)
     if (c.delta() != 0)
       t.add_row({shorten(c.label, kNameWidth), range(c.a, human_duration), range(c.b, human_duration), signed_time(c.delta())});
   if (t.rows() == 0) return;
-  out += "\nWhere the step's time went: its top-level blocks and ops, time per step (largest change first)\n";
+  out += "\n" + table_title("Where the step's time went: its top-level blocks and ops, time per step (largest change first)",
+                            line_width);
   out += t.render(max_rows);
 }
 
@@ -125,7 +126,7 @@ std::string render_diff_text(const Diff& d, const TextOptions& options, const Di
     for (const std::string& m : d.mismatches) append_paragraph(out, m, "  - ", options.line_width);
   }
   const Verdict& v = d.verdict;
-  out += "\nVerdict: " + verdict_headline(v) + "\n";
+  out += "\n" + table_title("Verdict: " + verdict_headline(v), options.line_width);
   if (gate) append_paragraph(out, gate_line(*gate), "  ", options.line_width);
   append_paragraph(out, v.summary, "  ", options.line_width);
   if (!v.try_next.empty()) {
@@ -140,7 +141,9 @@ std::string render_diff_text(const Diff& d, const TextOptions& options, const Di
     out += two.render(0);
     if (const std::string b = break_even_words(v); !b.empty()) append_paragraph(out, b, "  ", options.line_width);
   }
-  out += fmt::format("\nPer steady step: median (min–max) over {} step{} of A and {} of B\n", d.a.steps, d.a.steps == 1 ? "" : "s", d.b.steps);
+  out += "\n" + table_title(fmt::format("Per steady step: median (min–max) over {} step{} of A and {} of B", d.a.steps,
+                                        d.a.steps == 1 ? "" : "s", d.b.steps),
+                            options.line_width);
   TextTable t({{"", Align::Left}, {"A"}, {"B"}, {"B − A"}});
   for (const Component& c : d.components) {
     if (!shows_component(d, c.key)) continue;
@@ -151,10 +154,12 @@ std::string render_diff_text(const Diff& d, const TextOptions& options, const Di
   }
   out += t.render(0);
 
-  blocks_section(out, d, options.max_rows);
+  blocks_section(out, d, options.max_rows, options.line_width);
 
   if (!d.replacements.empty() || !d.alignment_note.empty()) {
-    out += "\nWhat B does instead (aligning a typical step of each; memsets do not count as a pass over data)\n";
+    out += "\n" + table_title("What B does instead (aligning a typical step of each; memsets do not count as a pass over "
+                              "data)",
+                              options.line_width);
     if (!d.alignment_note.empty()) append_paragraph(out, d.alignment_note, "  ", options.line_width);
     for (const Replacement& r : d.replacements) {
       std::string how;

@@ -42,30 +42,31 @@ std::string step_count(size_t n) {
   return n == 1 ? "1 step" : format_count(n) + " steps";
 }
 
-std::string header(const Trace& trace, const Facts& facts) {
+std::string header(const Trace& trace, const Facts& facts, size_t line_width) {
   std::string out = fmt::format("whyslow explain {}\n", trace.path);
-  out += fmt::format("  {} · {} events · {} · trace window {} · {}\n", device_summary(trace),
-                     format_count(trace.size()), step_count(facts.steps.size()),
-                     human_duration(facts.window.duration_ns), gpu_summary(facts));
+  // Each line after the path is prose: wrapped, two columns in, its later lines four.
+  const auto line = [&](const std::string& text) { append_wrapped(out, text, "  ", "    ", line_width); };
+  line(fmt::format("{} · {} events · {} · trace window {} · {}", device_summary(trace), format_count(trace.size()),
+                   step_count(facts.steps.size()), human_duration(facts.window.duration_ns), gpu_summary(facts)));
   if (const TraceKind kind = trace_kind(facts); kind != TraceKind::Steady)
-    out += fmt::format("  kind: {} — a warm-up phase: no steady-state verdict (see warmup_trace)\n",
-                       kind == TraceKind::GraphCapture ? "CUDA-graph capture" : "torch.compile compiling");
+    line(fmt::format("kind: {} — a warm-up phase: no steady-state verdict (see warmup_trace)",
+                     kind == TraceKind::GraphCapture ? "CUDA-graph capture" : "torch.compile compiling"));
   for (const LoopFacts& l : facts.loops)
     if (l.step == kLoopOverWindow)
-      out += fmt::format("  loop: {} iterations of the main thread's top-level work (no ProfilerStep){}: the first "
-                         "{}, the rest a median {}\n",
-                         l.iteration_count, is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
-                         human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns));
+      line(fmt::format("loop: {} iterations of the main thread's top-level work (no ProfilerStep){}: the first {}, the "
+                       "rest a median {}",
+                       l.iteration_count, is_decode(l) ? ", one forward each: a generate()'s prefill and decode passes" : "",
+                       human_duration(l.iterations.front().duration_ns), human_duration(l.median_ns)));
   if (facts.window.comm_ns > 0)
-    out += fmt::format("  communication: {} communication kernels · comm {} · exposed (no compute running) {} · compute {}\n",
-                       format_count(facts.comm.calls.size()), human_duration(facts.window.comm_ns),
-                       human_duration(facts.window.exposed_comm_ns), human_duration(facts.window.compute_ns));
+    line(fmt::format("communication: {} communication kernels · comm {} · exposed (no compute running) {} · compute {}",
+                     format_count(facts.comm.calls.size()), human_duration(facts.window.comm_ns),
+                     human_duration(facts.window.exposed_comm_ns), human_duration(facts.window.compute_ns)));
   if (trace.truncated)
-    out += fmt::format("  truncated at byte {}: only the complete events before the cut are analyzed\n",
-                       format_count(trace.truncated_at_byte));
+    line(fmt::format("truncated at byte {}: only the complete events before the cut are analyzed",
+                     format_count(trace.truncated_at_byte)));
   if (trace.repaired_op_links > 0)
-    out += fmt::format("  {} kernels/copies relinked: the op their External id names does not enclose the launch\n",
-                       format_count(trace.repaired_op_links));
+    line(fmt::format("{} kernels/copies relinked: the op their External id names does not enclose the launch",
+                     format_count(trace.repaired_op_links)));
   return out;
 }
 
@@ -214,7 +215,7 @@ void append_finding(std::string& out, const Trace& trace, const Facts& facts, co
 
 std::string render_explain_text(const Trace& trace, const Facts& facts, const std::vector<Finding>& findings,
                                 const TextOptions& options) {
-  std::string out = header(trace, facts);
+  std::string out = header(trace, facts, options.line_width);
   out += '\n';
   if (findings.empty()) {
     out += "No problems found: no rule matched this trace. The tables below show where the time went.\n\n";
@@ -225,21 +226,22 @@ std::string render_explain_text(const Trace& trace, const Facts& facts, const st
       out += '\n';
     }
   }
-  if (const std::string w = what_if_table(facts); !w.empty()) out += w + '\n';
+  if (const std::string w = what_if_table(facts, options.line_width); !w.empty()) out += w + '\n';
   if (options.brief) {
     out += "(--brief: without it, each finding's evidence and events, and the tables behind them)\n";
     return printable_text(out);
   }
-  if (const std::string p = pace_table(facts, options.max_rows); !p.empty()) out += p + '\n';
-  out += steps_table(facts) + '\n';
-  if (const std::string loops = loops_table(trace, facts); !loops.empty()) out += loops + '\n';
-  out += memory_table(trace, facts) + '\n';
-  if (const std::string cpu = cpu_time_table(trace, facts); !cpu.empty()) out += cpu + '\n';
-  out += kernels_table(trace, facts, options.max_rows) + '\n';
-  out += roofline_table(trace, facts, options.max_rows) + '\n';
-  out += ops_table(facts, options.max_rows) + '\n';
-  out += annotations_table(facts, options.max_rows);
-  if (const std::string blocks = blocks_table(trace, facts, options.max_rows); !blocks.empty()) out += '\n' + blocks;
+  const size_t rows = options.max_rows, width = options.line_width;
+  if (const std::string p = pace_table(facts, rows, width); !p.empty()) out += p + '\n';
+  out += steps_table(facts, width) + '\n';
+  if (const std::string loops = loops_table(trace, facts, width); !loops.empty()) out += loops + '\n';
+  out += memory_table(trace, facts, width) + '\n';
+  if (const std::string cpu = cpu_time_table(trace, facts, width); !cpu.empty()) out += cpu + '\n';
+  out += kernels_table(trace, facts, rows, width) + '\n';
+  out += roofline_table(trace, facts, rows, width) + '\n';
+  out += ops_table(facts, rows, width) + '\n';
+  out += annotations_table(facts, rows, width);
+  if (const std::string blocks = blocks_table(trace, facts, rows, width); !blocks.empty()) out += '\n' + blocks;
   return printable_text(out);
 }
 

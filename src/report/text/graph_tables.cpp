@@ -8,7 +8,7 @@
 
 namespace whyslow::report {
 
-std::string pace_table(const Facts& facts, size_t max_rows) {
+std::string pace_table(const Facts& facts, size_t max_rows, size_t line_width) {
   const GraphFacts& g = facts.graph;
   if (!g.built || g.steady_path.empty()) return "";
   int64_t total = 0;
@@ -17,13 +17,15 @@ std::string pace_table(const Facts& facts, size_t max_rows) {
   for (const PathPart& p : g.steady_path)
     t.add_row({human_duration(p.ns), human_percent(total > 0 ? static_cast<double>(p.ns) / static_cast<double>(total) : 0),
                std::string(to_string(p.kind)), p.what});
-  return fmt::format("What sets the pace: the chain of work and waits that ends a steady step ({} per step), walked back "
-                     "through the trace's dependency graph (latency: an edge's usual cost; wait: its lag beyond it)\n",
-                     human_duration(total)) +
+  return table_title(fmt::format("What sets the pace: the chain of work and waits that ends a steady step ({} per step), "
+                                 "walked back through the trace's dependency graph (latency: an edge's usual cost; "
+                                 "wait: its lag beyond it)",
+                                 human_duration(total)),
+                     line_width) +
          t.render(max_rows);
 }
 
-std::string what_if_table(const Facts& facts) {
+std::string what_if_table(const Facts& facts, size_t line_width) {
   const GraphFacts& g = facts.graph;
   if (!g.built || g.what_if.empty()) return "";
   TextTable t({{"fix", Align::Left}, {"step"}, {"predicted"}, {"change"}, {"what it changes", Align::Left}});
@@ -35,8 +37,9 @@ std::string what_if_table(const Facts& facts) {
   };
   for (const WhatIf& w : g.what_if) row(w);
   if (!g.all_together.edit.empty()) row(g.all_together);
-  return "What would it take: each fix applied to the trace's dependency graph and replayed (whyslow what-if "
-         "TRACE --edit NAME; docs/GRAPH.md has each edit's model)\n" +
+  return table_title("What would it take: each fix applied to the trace's dependency graph and replayed (whyslow "
+                     "what-if TRACE --edit NAME; docs/GRAPH.md has each edit's model)",
+                     line_width) +
          t.render(0);
 }
 

@@ -12,7 +12,7 @@
 
 namespace whyslow::report {
 
-std::string loops_table(const Trace& trace, const Facts& facts) {
+std::string loops_table(const Trace& trace, const Facts& facts, size_t line_width) {
   if (facts.loops.empty()) return "";
   // Without the GPU's records a GPU busy column would read as an idle GPU: it is left out.
   const bool gpu = facts.recording.what == Recorded::Gpu;
@@ -31,10 +31,12 @@ std::string loops_table(const Trace& trace, const Facts& facts) {
     t.add_row(row);
   }
   const LoopFacts& l = facts.loops.front();
-  return fmt::format("Loops inside steps: the step's top-level work repeats; each iteration opens with '{}' "
-                     "(under {}). 'first' is iteration 1 (a generate()'s prefill where its tokens say so), the "
-                     "rest are medians of iterations 2..N (CPU = minus the time blocked waiting for the GPU)\n",
-                     trace.names.view(l.marker), loop_block_name(trace, l)) +
+  return table_title(fmt::format("Loops inside steps: the step's top-level work repeats; each iteration opens with '{}' "
+                                 "(under {}). 'first' is iteration 1 (a generate()'s prefill where its tokens say so), "
+                                 "the rest are medians of iterations 2..N (CPU = minus the time blocked waiting for the "
+                                 "GPU)",
+                                 trace.names.view(l.marker), loop_block_name(trace, l)),
+                     line_width) +
          t.render(0);
 }
 

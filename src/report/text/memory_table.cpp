@@ -16,11 +16,15 @@ std::string bytes_cell(int64_t b) { return b < 0 ? "-" : human_bytes(b); }
 
 }  // namespace
 
-std::string memory_table(const Trace&, const Facts& facts) {
+std::string memory_table(const Trace&, const Facts& facts, size_t line_width) {
   const DeviceMemory* d = main_memory_device(facts);
-  if (!d) return "Memory: not recorded (torch.profiler.profile(profile_memory=True) records every allocation and free)\n";
-  std::string out = fmt::format("Memory per step on {} ({} allocator records; peaks include the step's start)\n",
-                                memory_device_name(*d), format_count(d->records));
+  if (!d)
+    return table_title("Memory: not recorded (torch.profiler.profile(profile_memory=True) records every allocation and "
+                       "free)",
+                       line_width);
+  std::string out = table_title(fmt::format("Memory per step on {} ({} allocator records; peaks include the step's start)",
+                                            memory_device_name(*d), format_count(d->records)),
+                                line_width);
   if (facts.steps.empty()) {
     out += fmt::format("  peak allocated {} at +{}, peak reserved {}\n", bytes_cell(d->peak_allocated),
                        human_duration(d->peak_at_ns - facts.window.start_ns), bytes_cell(d->peak_reserved));
@@ -35,14 +39,17 @@ std::string memory_table(const Trace&, const Facts& facts) {
     out += t.render(0);
   }
   if (d->unmatched_frees > 0 || d->total_mismatches > 0 || d->negative_totals > 0)
-    out += fmt::format("  note: {} free{} of memory allocated before the trace began (or not recorded), {} record{} whose "
-                       "Total Allocated is not the previous total plus Bytes, {} negative total{}\n",
-                       d->unmatched_frees, d->unmatched_frees == 1 ? "" : "s", d->total_mismatches,
-                       d->total_mismatches == 1 ? "" : "s", d->negative_totals, d->negative_totals == 1 ? "" : "s");
+    out += table_note(fmt::format("note: {} free{} of memory allocated before the trace began (or not recorded), {} "
+                                  "record{} whose Total Allocated is not the previous total plus Bytes, {} negative total{}",
+                                  d->unmatched_frees, d->unmatched_frees == 1 ? "" : "s", d->total_mismatches,
+                                  d->total_mismatches == 1 ? "" : "s", d->negative_totals, d->negative_totals == 1 ? "" : "s"),
+                      line_width);
   if (d->out_of_range_records > 0)
-    out += fmt::format("  note: {} record{} left out: Bytes, Total Allocated or Total Reserved beyond {} (no allocator "
-                       "holds that much), or a total they would take beyond it\n",
-                       d->out_of_range_records, d->out_of_range_records == 1 ? "" : "s", human_bytes(kMaxMemoryBytes));
+    out += table_note(fmt::format("note: {} record{} left out: Bytes, Total Allocated or Total Reserved beyond {} (no "
+                                  "allocator holds that much), or a total they would take beyond it",
+                                  d->out_of_range_records, d->out_of_range_records == 1 ? "" : "s",
+                                  human_bytes(kMaxMemoryBytes)),
+                      line_width);
   return out;
 }
 

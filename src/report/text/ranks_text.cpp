@@ -25,11 +25,12 @@ std::string top_cpu(const RankDigest& d) {
 
 std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
   const CrossRankFacts& f = rep.facts;
-  std::string out = fmt::format("whyslow explain: {} ranks · {} collectives on every rank (matched by {})", f.ranks.size(),
-                                f.collectives.size(), f.matched_by_seq ? "group + seq" : "order within group");
+  std::string summary = fmt::format("whyslow explain: {} ranks · {} collectives on every rank (matched by {})",
+                                    f.ranks.size(), f.collectives.size(),
+                                    f.matched_by_seq ? "group + seq" : "order within group");
   if (!f.collectives.empty())
-    out += fmt::format(" · arrival skew median {}, max {}", human_duration(f.median_skew_ns), human_duration(f.max_skew_ns));
-  out += "\n\n";
+    summary += fmt::format(" · arrival skew median {}, max {}", human_duration(f.median_skew_ns), human_duration(f.max_skew_ns));
+  std::string out = report::table_title(summary, line_width) + "\n";
   if (!rep.findings.empty()) out += fmt::format("Findings across ranks: {}\n\n", kSeverityLegend);
   for (const RankFinding& rf : rep.findings) {
     const Finding& x = rf.finding;
@@ -56,7 +57,8 @@ std::string render_ranks_text(const RanksReport& rep, size_t line_width) {
                    human_duration(f.clock_offset_ns[i]), std::to_string(f.times_last[i]),
                    human_duration(f.late_per_step_ns[i]), ids.empty() ? "-" : ids});
   }
-  out += "Ranks (medians of steady steps; late/step: how long the first arrivals waited for it, per step):\n";
+  out += report::table_title("Ranks (medians of steady steps; late/step: how long the first arrivals waited for it, per step):",
+                             line_width);
   out += table.render(0);
   return printable_text(out);
 }

@@ -49,7 +49,7 @@ std::string rates_line(const Ceilings& c) {
 
 // One entry per GPU name, "8 × NVIDIA H200" as the summary line counts them: datasheet and
 // --peaks are looked up by name, so a node's GPUs of one kind share their roofs and their lines.
-std::string ceilings_lines(const RooflineFacts& r) {
+std::string ceilings_lines(const RooflineFacts& r, size_t line_width) {
   std::vector<std::pair<const DeviceCeilings*, int>> kinds;  // the first device of each name, how many
   for (const DeviceCeilings& d : r.devices) {
     auto same = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first->name == d.name; });
@@ -60,21 +60,26 @@ std::string ceilings_lines(const RooflineFacts& r) {
   for (const auto& [d, count] : kinds) {
     const std::string gpu = count > 1 ? fmt::format("{} × {}", count, d->name) : d->name;
     if (!d->datasheet) {
-      out += fmt::format("  {}: not in whyslow's datasheet table, so no roofs{}\n", gpu,
-                         d->measured ? " (measured ceilings alone are not enough: the table gives the L2 size and SMs)"
-                                     : "; pass --peaks FILE with measured ceilings");
+      out += table_note(fmt::format("{}: not in whyslow's datasheet table, so no roofs{}", gpu,
+                                    d->measured ? " (measured ceilings alone are not enough: the table gives the L2 size and SMs)"
+                                                : "; pass --peaks FILE with measured ceilings"),
+                        line_width);
       continue;
     }
-    out += fmt::format("  {} datasheet: {}\n    source: {}\n", gpu, rates_line(*d->datasheet), d->datasheet->source);
-    if (d->measured) out += fmt::format("  measured: {}\n    source: {}\n", rates_line(*d->measured), d->measured->source);
-    if (const std::string unused = describe_unused_peaks(*d); !unused.empty()) out += fmt::format("  {}\n", unused);
+    out += table_note(fmt::format("{} datasheet: {}", gpu, rates_line(*d->datasheet)), line_width);
+    out += table_subnote(fmt::format("source: {}", d->datasheet->source), line_width);
+    if (d->measured) {
+      out += table_note(fmt::format("measured: {}", rates_line(*d->measured)), line_width);
+      out += table_subnote(fmt::format("source: {}", d->measured->source), line_width);
+    }
+    if (const std::string unused = describe_unused_peaks(*d); !unused.empty()) out += table_note(unused, line_width);
   }
   return out;
 }
 
 }  // namespace
 
-std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows) {
+std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_rows, size_t line_width) {
   const RooflineFacts& r = facts.roofline;
   if (facts.kernels.empty()) return "";
   bool measured = false;
@@ -109,19 +114,24 @@ std::string roofline_table(const Trace& trace, const Facts& facts, size_t max_ro
       rows.emplace_back(v.ns, std::move(row));
     }
     if (kr.modelled_calls < k.calls && (max_rows == 0 || i < max_rows))
-      no_model += fmt::format("  {}: {} of {} calls without a model: {}\n", name, format_count(k.calls - kr.modelled_calls),
-                              format_count(k.calls), describe_no_model(kr.why_not));
+      no_model += table_note(fmt::format("{}: {} of {} calls without a model: {}", name,
+                                         format_count(k.calls - kr.modelled_calls), format_count(k.calls),
+                                         describe_no_model(kr.why_not)),
+                             line_width);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& [ns, row] : rows) t.add_row(std::move(row));
-  std::string out = "Roofline: FLOPs and bytes from each kernel's op and its input shapes, against the GPU's roofs; by GPU time\n";
-  out += ceilings_lines(r);
+  std::string out = table_title(
+      "Roofline: FLOPs and bytes from each kernel's op and its input shapes, against the GPU's roofs; by GPU time", line_width);
+  out += ceilings_lines(r, line_width);
   if (t.rows() > 0) out += t.render(max_rows);
-  out += "  bound: compute or memory = the roof at the kernel's intensity (FLOP/B vs the ridge point);"
-         " latency = too little work to fill the GPU.\n"
-         "  % of peak = achieved rate / that roof. (1/N): the op launched N kernels and shares its cost among them"
-         " by time.\n";
-  if (!no_model.empty()) out += "No model (whyslow does not guess):\n" + no_model;
+  out += table_note("bound: compute or memory = the roof at the kernel's intensity (FLOP/B vs the ridge point); latency "
+                    "= too little work to fill the GPU.",
+                    line_width);
+  out += table_note("% of peak = achieved rate / that roof. (1/N): the op launched N kernels and shares its cost among "
+                    "them by time.",
+                    line_width);
+  if (!no_model.empty()) out += table_title("No model (whyslow does not guess):", line_width) + no_model;
   return out;
 }
 

@@ -41,7 +41,7 @@ std::string plain(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
-std::string steps_table(const Facts& facts) {
+std::string steps_table(const Facts& facts, size_t line_width) {
   const bool gpu = facts.recording.what == Recorded::Gpu;
   std::vector<Column> columns = {{"step", Align::Left}, {"duration"}, {"CPU"}, {"sync wait"}};
   if (gpu)
@@ -54,19 +54,23 @@ std::string steps_table(const Facts& facts) {
                                  : " (no GPU columns: no GPU work in the trace)";
   if (facts.steps.empty()) {
     t.add_row(step_cells(facts.window, gpu));
-    return "Steps: none (no ProfilerStep#N: call prof.step() once per iteration); the whole trace as one" + no_gpu +
-           ":\n" + t.render(0);
+    return table_title("Steps: none (no ProfilerStep#N: call prof.step() once per iteration); the whole trace as one" +
+                           no_gpu + ":",
+                       line_width) +
+           t.render(0);
   }
   for (const StepFacts& s : facts.steps) t.add_row(step_cells(s, gpu));
   t.add_footer(step_cells(facts.window, gpu));
-  return fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU{}\n", facts.steps.size(),
-                     gpu ? "; GPU busy = GPU work running inside the step (its % of the step); launched = the GPU time "
-                           "of the work launched in the step, which may run past its end (by `runs past end`)"
-                         : no_gpu) +
+  return table_title(fmt::format("Steps ({}): CPU = the step minus the time blocked waiting for the GPU{}", facts.steps.size(),
+                                 gpu ? "; GPU busy = GPU work running inside the step (its % of the step); launched = the "
+                                       "GPU time of the work launched in the step, which may run past its end (by `runs "
+                                       "past end`)"
+                                     : no_gpu),
+                     line_width) +
          t.render(0);
 }
 
-std::string cpu_time_table(const Trace& trace, const Facts& facts) {
+std::string cpu_time_table(const Trace& trace, const Facts& facts, size_t line_width) {
   std::vector<size_t> shown;  // the categories with time in some step
   for (size_t c = 0; c < kCpuCategories; ++c)
     if (facts.window.cpu_breakdown[c] > 0) shown.push_back(c);
@@ -101,10 +105,10 @@ std::string cpu_time_table(const Trace& trace, const Facts& facts) {
     t.add_footer(cells(sum, total));
     title = "CPU time of each step's thread by category (every ns in one; docs/JSON.md says which):";
   }
-  return title + "\n" + t.render(0);
+  return table_title(title, line_width) + t.render(0);
 }
 
-std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows) {
+std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_rows, size_t line_width) {
   if (facts.kernels.empty()) return "Kernels: none in this trace\n";
   TextTable t({{"kernel", Align::Left},
                {"calls"},
@@ -136,14 +140,15 @@ std::string kernels_table(const Trace& trace, const Facts& facts, size_t max_row
                known(k.launch.registers, plain),
                known(k.launch.shared_memory, human_bytes)});
   }
-  std::string out = fmt::format("Kernels ({} distinct, {} calls, {} in total), by total time\n",
-                                format_count(facts.kernels.size()), format_count(calls), human_duration(total));
+  std::string out = table_title(fmt::format("Kernels ({} distinct, {} calls, {} in total), by total time",
+                                            format_count(facts.kernels.size()), format_count(calls), human_duration(total)),
+                                line_width);
   out += t.render(max_rows);
-  if (mixed_launches) out += "  * grid/block of the first call; other calls used other launch configurations\n";
+  if (mixed_launches) out += table_note("* grid/block of the first call; other calls used other launch configurations", line_width);
   return out;
 }
 
-std::string ops_table(const Facts& facts, size_t max_rows) {
+std::string ops_table(const Facts& facts, size_t max_rows, size_t line_width) {
   if (facts.ops.empty()) return "Ops: none in this trace\n";
   TextTable t({{"op", Align::Left},
                {"calls"},
@@ -163,14 +168,16 @@ std::string ops_table(const Facts& facts, size_t max_rows) {
                duration_cell(op.self_device_ns),
                duration_cell(op.device_total_ns)});
   }
-  return fmt::format("Ops ({} rows, torch key_averages() semantics), by self time\n", format_count(t.rows())) +
+  return table_title(fmt::format("Ops ({} rows, torch key_averages() semantics), by self time", format_count(t.rows())),
+                     line_width) +
          t.render(max_rows);
 }
 
-std::string annotations_table(const Facts& facts, size_t max_rows) {
+std::string annotations_table(const Facts& facts, size_t max_rows, size_t line_width) {
   if (facts.annotations.empty())
-    return "Annotations: none (wrap your code in torch.profiler.record_function(\"name\") to see per-block "
-           "times)\n";
+    return table_title("Annotations: none (wrap your code in torch.profiler.record_function(\"name\") to see per-block "
+                       "times)",
+                       line_width);
   TextTable t({{"block", Align::Left}, {"calls"}, {"CPU total"}, {"GPU time"}, {"kernels"}});
   for (const AnnotationRow& a : facts.annotations)
     t.add_row({shorten(a.name, kNameWidth),
@@ -178,7 +185,7 @@ std::string annotations_table(const Facts& facts, size_t max_rows) {
                human_duration(a.cpu_total_ns),
                duration_cell(a.gpu_ns),
                format_count(a.kernels)});
-  return "Annotations (record_function blocks): GPU time of the work launched inside each block\n" +
+  return table_title("Annotations (record_function blocks): GPU time of the work launched inside each block", line_width) +
          t.render(max_rows);
 }
 
@@ -187,12 +194,12 @@ std::string annotations_table(const Facts& facts, size_t max_rows) {
 namespace whyslow {
 
 std::string render_ops_text(const Facts& facts, const TextOptions& options) {
-  return printable_text(report::ops_table(facts, options.max_rows));
+  return printable_text(report::ops_table(facts, options.max_rows, options.line_width));
 }
 
 std::string render_kernels_text(const Trace& trace, const Facts& facts, const TextOptions& options) {
-  return printable_text(report::kernels_table(trace, facts, options.max_rows) + '\n' +
-                        report::roofline_table(trace, facts, options.max_rows));
+  return printable_text(report::kernels_table(trace, facts, options.max_rows, options.line_width) + '\n' +
+                        report::roofline_table(trace, facts, options.max_rows, options.line_width));
 }
 
 }  // namespace whyslow

@@ -57,4 +57,22 @@ std::string TextTable::render(size_t max_rows, std::string_view indent) const {
   return out;
 }
 
+std::string table_title(std::string_view text, size_t line_width) {
+  std::string out;
+  append_wrapped(out, text, "", "", line_width);
+  return out;
+}
+
+std::string table_note(std::string_view text, size_t line_width) {
+  std::string out;
+  append_wrapped(out, text, "  ", "    ", line_width);
+  return out;
+}
+
+std::string table_subnote(std::string_view text, size_t line_width) {
+  std::string out;
+  append_wrapped(out, text, "    ", "      ", line_width);
+  return out;
+}
+
 }  // namespace whyslow::report

@@ -34,4 +34,14 @@ class TextTable {
   std::vector<std::string> footer_;
 };
 
+// A table's title: prose, wrapped at `line_width` columns (the title's later lines at column 0 too),
+// while the rows under it are cut at the terminal's width: a title cut there lost what its columns
+// mean. Each line ends in '\n'.
+std::string table_title(std::string_view text, size_t line_width);
+// A line of prose beside a table ("note: …", the roofs it uses): two columns in, like the rows,
+// its later lines four.
+std::string table_note(std::string_view text, size_t line_width);
+// A line that belongs to the note above it (its source): two columns further in.
+std::string table_subnote(std::string_view text, size_t line_width);
+
 }  // namespace whyslow::report

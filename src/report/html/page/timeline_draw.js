@@ -3,7 +3,7 @@
 // per-pixel summaries of events the page does not hold one by one, the findings on top (shaded
 // spans, outlined events, the GPU work that ran during a wait, queue delays), one steady step's
 // critical path, launch arrows, the lane names and the axis with the steps. Text is never drawn
-// over another event (timeline_labels.js).
+// over another event (timeline_labels.js), and no arrow over text.
 
 const MAX_FLOWS_DRAWN = 300;     // more launch arrows than this in view is a smear: show the selected one's
 const LABEL_INSET_PX = 3;        // an event's label starts and ends this far inside its rectangle
@@ -39,7 +39,7 @@ class TimelinePainter {
   // the event the label names, -1 for a queue delay's), for the tests.
   paint(sel) {
     const ctx = this.ctx, view = this.view, W = view.w, H = view.h;
-    const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0, pathSegments: 0 };
+    const stats = { kernelRects: 0, kernelsShown: 0, rects: 0, merged: 0, pathSegments: 0, flows: 0 };
     this.sel = sel;
     this.labelBoxes = [];
     ctx.clearRect(0, 0, W, H);
@@ -65,7 +65,7 @@ class TimelinePainter {
     });
     this.drawMarks();
     if (sel.showPath) stats.pathSegments = this.drawPath();
-    this.drawFlows();
+    stats.flows = this.drawFlows();
     if (sel.selected >= 0) this.outline(sel.selected, "#1d2127", 2.5, []);
     ctx.restore();
 
@@ -327,6 +327,7 @@ class TimelinePainter {
     return segs.filter(s => s).length;
   }
 
+  // The launch arrows in view (none when there are too many to read), and the selected event's; returns how many.
   drawFlows() {
     const m = this.m, f = m.flows, v0 = this.view.v0, v1 = this.view.v1;
     const pairs = [];
@@ -341,6 +342,14 @@ class TimelinePainter {
       for (let i = 0; i + 1 < f.length; i += 2) if (f[i] === this.sel.selected || f[i + 1] === this.sel.selected) pairs.push(i);
     }
     const ctx = this.ctx;
+    ctx.save();
+    // Never over a label: the arrows are clipped to the lanes less every box text was drawn in
+    // (even-odd: a box inside the lanes' rectangle is a hole in it). They still cross rectangles,
+    // which an arrow must to link its launch to its kernel, and show in every gap between labels.
+    ctx.beginPath();
+    ctx.rect(LABEL_W, HEADER_H, this.view.w - LABEL_W, this.view.h - HEADER_H);
+    for (const b of this.labelBoxes) ctx.rect(b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0);
+    ctx.clip("evenodd");
     ctx.strokeStyle = "#3b4350";
     ctx.fillStyle = "#3b4350";
     ctx.lineWidth = 1;
@@ -358,7 +367,8 @@ class TimelinePainter {
       ctx.moveTo(xb, yb); ctx.lineTo(xb - 3, yb - 6); ctx.lineTo(xb + 3, yb - 6); ctx.closePath();
       ctx.fill();
     }
-    ctx.globalAlpha = 1;
+    ctx.restore();
+    return pairs.length;
   }
 
   drawGutter() {
