@@ -20,7 +20,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 start=$SECONDS
 cmake --preset fuzz "${launcher[@]}" >/dev/null
-cmake --build build/fuzz -j "$jobs" --target whyslow whyslow_tests fuzz_trace fuzz_digest fuzz_annotate
+cmake --build build/fuzz -j "$jobs" --target whyslow whyslow_tests fuzz_trace fuzz_digest fuzz_annotate fuzz_op_models fuzz_memory fuzz_nesting
 echo "ci: sanitizer build (clang, ASan + UBSan + coverage): $((SECONDS - start)) s"
 
 start=$SECONDS
