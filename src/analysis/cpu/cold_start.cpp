@@ -98,6 +98,24 @@ class TopLevelWork {
   NearestAncestor above_;
 };
 
+// The first-call work cause from each first call's excess over its usual time, and the two
+// largest as evidence: before the named classes' events (a stepped trace's first calls are its
+// cold step's story) or after them (a stepless trace's are one of many; a compilation is one event).
+enum class EvidencePlace { Front, Back };
+void add_first_call_work(std::vector<std::pair<int64_t, EventId>> excess, EvidencePlace place, ColdStartFacts& f) {
+  ColdCause c;
+  c.kind = ColdCauseKind::FirstCallWork;
+  for (const auto& [ns, e] : excess) {
+    ++c.count;
+    c.total_ns += ns;
+  }
+  if (c.total_ns <= 0) return;
+  std::sort(excess.rbegin(), excess.rend());
+  for (size_t i = 0; i < excess.size() && i < 2; ++i)
+    f.evidence.insert(place == EvidencePlace::Front ? f.evidence.begin() : f.evidence.end(), excess[i].second);
+  f.causes.push_back(std::move(c));
+}
+
 // First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
 // creating its handle, building a dispatch table. Measured per top-level op as its time in the
 // slow step not claimed by a named class, minus the same op's median time in the other steps.
@@ -117,10 +135,8 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
     if (static_cast<size_t>(i) == slow) in_slow.push_back(e);
     else typical[t.name[e]].push_back(t.dur_ns[e]);
   }
-  ColdCause c;
-  c.kind = ColdCauseKind::FirstCallWork;
   f.first_calls_in_ops = any_op;
-  std::vector<std::pair<int64_t, EventId>> largest;
+  std::vector<std::pair<int64_t, EventId>> excess;
   for (EventId e : in_slow) {
     auto it = typical.find(t.name[e]);
     if (it == typical.end()) continue;  // never ran in a steady step: no baseline to compare with
@@ -129,14 +145,9 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
     const int64_t usual = d[d.size() / 2];
     const int64_t own = t.dur_ns[e] - covered_length(claimed, t.start_ns[e], std::min(t.end_ns(e), s.end_ns));
     if (own - usual <= 0 || t.dur_ns[e] < kOutlierRatio * static_cast<double>(usual)) continue;
-    ++c.count;
-    c.total_ns += own - usual;
-    largest.emplace_back(own - usual, e);
+    excess.emplace_back(own - usual, e);
   }
-  if (c.total_ns <= 0) return;
-  std::sort(largest.rbegin(), largest.rend());
-  for (size_t i = 0; i < largest.size() && i < 2; ++i) f.evidence.insert(f.evidence.begin(), largest[i].second);
-  f.causes.push_back(std::move(c));
+  add_first_call_work(std::move(excess), EvidencePlace::Front, f);
 }
 
 // A stepless trace's first calls (a first inference, a script run once): with no steady step to
@@ -155,8 +166,6 @@ void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const 
   std::vector<Interval> held = host_wait_intervals(t, start, end);
   held.insert(held.end(), claimed.begin(), claimed.end());
   merge_intervals(held);
-  ColdCause c;
-  c.kind = ColdCauseKind::FirstCallWork;
   f.first_calls_in_ops = true;
   // The calls per (op, input shapes): a first call is judged against later calls on its own shapes
   // only (a single image copied back at the end is not a first call of the copies before it).
@@ -164,18 +173,11 @@ void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const 
   for (EventId e = 0; e < t.size(); ++e)
     if (t.kind[e] == EventKind::CpuOp && t.start_ns[e] >= start && t.start_ns[e] <= end && t.input_dims_of(e) != kNoName)
       ++calls_per_shape[{t.name[e], t.input_dims_of(e)}];
-  std::vector<std::pair<int64_t, EventId>> largest;
-  for (const FirstCall& call : first_call_work(t, {}, start, end, held)) {
-    if (t.input_dims_of(call.op) == kNoName || calls_per_shape[{t.name[call.op], t.input_dims_of(call.op)}] < 2) continue;
-    ++c.count;
-    c.total_ns += call.excess_ns;
-    largest.emplace_back(call.excess_ns, call.op);
-  }
-  if (c.total_ns <= 0) return;
-  std::sort(largest.rbegin(), largest.rend());
-  // After the named classes' events: each first call is one of many, a compilation one event.
-  for (size_t i = 0; i < largest.size() && i < 2; ++i) f.evidence.push_back(largest[i].second);
-  f.causes.push_back(std::move(c));
+  std::vector<std::pair<int64_t, EventId>> excess;
+  for (const FirstCall& call : first_call_work(t, {}, start, end, held))
+    if (t.input_dims_of(call.op) != kNoName && calls_per_shape[{t.name[call.op], t.input_dims_of(call.op)}] >= 2)
+      excess.emplace_back(call.excess_ns, call.op);
+  add_first_call_work(std::move(excess), EvidencePlace::Back, f);
 }
 
 void sort_causes(ColdStartFacts& f) {
