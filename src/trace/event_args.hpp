@@ -1,6 +1,5 @@
-// What each key of an event's `args` means to whyslow: one table for both event readers (the
-// scanner written for Kineto's events, event_scanner.cpp, and the general reader over simdjson,
-// event_parser.cpp, its oracle), so the two cannot disagree on what a key fills.
+// What each key of an event's `args` means to whyslow, apart from how a value is read: the table
+// of keys in one place, over the reader's view of a value (event_parser.cpp gives simdjson's).
 #pragma once
 
 #include <cstdint>

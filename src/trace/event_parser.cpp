@@ -324,16 +324,12 @@ void parse_event_object(od::object& obj, ParsedEvent& e, Scratch& scratch) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 std::string where_text(const std::string& path, uint64_t offset, uint64_t index) {
   return path + ": byte " + std::to_string(offset) + " (event #" + std::to_string(index) + ")";
 }
 
-}  // namespace
-
+// The event's own checks, those that need no other event: a phase, and the times its phase needs.
+// Returns what is wrong, or nullptr.
 const char* missing_field(const ParsedEvent& e) {
   switch (e.ph) {
     case 'X':
@@ -353,7 +349,7 @@ const char* missing_field(const ParsedEvent& e) {
   }
 }
 
-void parse_batch_general(ParsedBatch& b, const std::string& path) {
+void parse_batch_or_throw(ParsedBatch& b, const std::string& path) {
   const std::vector<EventSpan>& spans = b.spans;
   char* const buf = b.bytes.get();
   // The batch document runs from the byte before the first event to the byte after the last.
@@ -438,6 +434,25 @@ void parse_batch_general(ParsedBatch& b, const std::string& path) {
     }
     return;
   }
+}
+
+}  // namespace
+
+void parse_batch(ParsedBatch& batch, const std::string& path) {
+  batch.events.clear();
+  batch.texts.clear();
+  batch.strings.clear();
+  batch.owned.clear();
+  batch.replaced_control_chars = 0;
+  batch.error = nullptr;
+  if (batch.spans.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    parse_batch_or_throw(batch, path);
+  } catch (...) {
+    batch.error = std::current_exception();
+  }
+  batch.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace whyslow

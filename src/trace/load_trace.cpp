@@ -83,7 +83,7 @@ class Reader {
         options_(options),
         source_(path),
         builder_(path),
-        parser_(builder_, path, plan_load_threads(load_cores(options)), options.reader) {
+        parser_(builder_, path, plan_load_threads(load_cores(options))) {
     allocate(kReadBytes);
   }
 
@@ -157,7 +157,6 @@ class Reader {
     t.truncated = truncation;
     t.input_bytes = base_ + len_;
     t.replaced_control_chars = parser_.replaced_control_chars() + replaced_control_chars_;
-    t.general_reader_batches = parser_.general_reader_batches();
     LoadTimes& times = t.load_times;
     (source_.compressed() ? times.inflate : times.read) = source_.produce_seconds();
     times.wait = source_.wait_seconds();

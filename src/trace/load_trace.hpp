@@ -7,7 +7,6 @@
 #include <string>
 
 #include "common/usable_cores.hpp"
-#include "trace/event_reader.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
@@ -55,9 +54,6 @@ struct LoadOptions {
   // the calling thread's CoreShare). From four on, framing gets a thread of its own
   // (parse_pipeline.hpp).
   unsigned cores = 0;
-  // Which reader turns the events' bytes into events (parsed_batch.hpp); every reader gives the
-  // same trace and the same errors.
-  EventReader reader = EventReader::Scanner;
 };
 
 // The cores a load with these options plans for.

@@ -150,12 +150,6 @@ std::optional<int64_t> micros_text_to_ns(std::string_view text) {
   return negative ? -ns : ns;
 }
 
-uint64_t known_digits_value(const char* p, size_t n) {
-  if (n <= 8) return static_cast<uint64_t>(eight_digits_word(right_aligned_word(p, n)));
-  return static_cast<uint64_t>(eight_digits_word(right_aligned_word(p, n - 8))) * 100000000 +
-         static_cast<uint64_t>(eight_digits(p + n - 8));
-}
-
 std::optional<int64_t> integer_text_to_i64(std::string_view text) {
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';

@@ -23,9 +23,4 @@ std::optional<int64_t> micros_text_to_ns(std::string_view text);
 // integer (or not a JSON number at all) or is out of range (ids above INT64_MAX occur in real traces and are not ours to read).
 std::optional<int64_t> integer_text_to_i64(std::string_view text);
 
-// The value of n (1 to 16) ASCII digits at p, known to be digits, in one or two eight-digit words
-// instead of a loop over the digits. Reads p[0..max(n, 8)): for a buffer with padding after it
-// (the event scanner's).
-uint64_t known_digits_value(const char* p, size_t n);
-
 }  // namespace whyslow

@@ -45,8 +45,8 @@ constexpr size_t kSlotsPerParser = 2;
 struct ParsePipeline::Shared {
   enum class SlotState { Free, Queued, Parsing, Parsed };
 
-  Shared(std::string p, size_t parsers, EventReader r)
-      : path(std::move(p)), reader(r), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
+  Shared(std::string p, size_t parsers)
+      : path(std::move(p)), slots((parsers + 1) * kSlotsPerParser), state(slots.size()) {
     for (size_t i = 0; i < parsers; ++i) threads.emplace_back([this] { parse_all(); });
   }
   ~Shared() {
@@ -80,7 +80,7 @@ struct ParsePipeline::Shared {
   }
 
   void parse_claimed(size_t k) {
-    parse_batch(slots[k], path, reader);
+    parse_batch(slots[k], path);
     {
       std::lock_guard lock(m);
       state[k] = SlotState::Parsed;
@@ -89,7 +89,6 @@ struct ParsePipeline::Shared {
   }
 
   std::string path;
-  EventReader reader;
   std::vector<ParsedBatch> slots;
   std::vector<SlotState> state;
   uint64_t queued = 0, claimed = 0;  // batches
@@ -101,11 +100,11 @@ struct ParsePipeline::Shared {
   std::vector<std::thread> threads;
 };
 
-ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads, EventReader reader)
+ParsePipeline::ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads)
     : builder_(builder),
       path_(printable(path)),
       framer_thread_(threads.framer_thread),
-      shared_(std::make_unique<Shared>(path_, threads.parsers, reader)) {}
+      shared_(std::make_unique<Shared>(path_, threads.parsers)) {}
 
 ParsePipeline::~ParsePipeline() = default;
 
@@ -221,7 +220,6 @@ void ParsePipeline::build_oldest() {
 void ParsePipeline::build(ParsedBatch& b) {
   if (b.expected_events) builder_.reserve(b.expected_events);
   replaced_control_chars_ += b.replaced_control_chars;
-  general_reader_batches_ += b.read_by_general_reader;
   StringPool& names = builder_.names();
   ids_.resize(b.strings.distinct.size());
   for (size_t i = 0; i < ids_.size(); ++i) ids_[i] = names.intern(b.strings.distinct[i], b.strings.hashes[i]);

@@ -35,7 +35,7 @@ class ParsePipeline {
   // Thrown by submit() on the framer's thread once the builder has given up (cancel()).
   struct Cancelled {};
 
-  ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads, EventReader reader);
+  ParsePipeline(TraceBuilder& builder, std::string path, LoadThreads threads);
   ~ParsePipeline();
   ParsePipeline(const ParsePipeline&) = delete;
   ParsePipeline& operator=(const ParsePipeline&) = delete;
@@ -62,7 +62,6 @@ class ParsePipeline {
 
   bool framer_thread() const { return framer_thread_; }
   uint64_t replaced_control_chars() const { return replaced_control_chars_; }
-  uint64_t general_reader_batches() const { return general_reader_batches_; }
   double parse_seconds() const { return parse_seconds_; }  // all threads' parsing, summed
   double build_seconds() const { return build_seconds_; }  // on the builder's thread
   // The part of parse_seconds() the builder spent parsing while it would otherwise have waited.
@@ -84,7 +83,6 @@ class ParsePipeline {
   TimeRange times_;
   std::vector<NameId> ids_;  // the batch's distinct strings → NameIds
   uint64_t replaced_control_chars_ = 0;
-  uint64_t general_reader_batches_ = 0;
   double parse_seconds_ = 0, build_seconds_ = 0, caller_parse_seconds_ = 0, slot_wait_seconds_ = 0;
 };
 

@@ -16,7 +16,6 @@
 #include <simdjson.h>
 
 #include "common/same_bytes.hpp"
-#include "trace/event_reader.hpp"
 #include "trace/trace_builder.hpp"
 
 namespace whyslow {
@@ -77,7 +76,6 @@ struct ParsedBatch {
   BatchStrings strings;
   std::deque<std::string> owned;      // strings unescaped by whyslow itself (rare)
   uint64_t replaced_control_chars = 0;
-  bool read_by_general_reader = false;  // the event scanner left it to the general reader
   std::exception_ptr error;           // the batch's first error, after `events`
   double parse_seconds = 0;
 };
@@ -107,14 +105,6 @@ struct BatchTextWriter {
 // Parses batch.bytes / batch.spans into batch.events and batch.texts; an error (LoadError naming
 // the event) is stored in batch.error after the events before it. Touches nothing but `batch`.
 // `path` is the file as messages print it.
-void parse_batch(ParsedBatch& batch, const std::string& path, EventReader reader = EventReader::Scanner);
-
-// The event's own checks, those that need no other event: a phase, and the times its phase needs.
-// Returns what is wrong, or nullptr.
-const char* missing_field(const ParsedEvent& e);
-
-// The general reader alone (event_parser.cpp): parse_batch with EventReader::General, untimed,
-// batch.events / texts / strings / owned empty on entry; throws the batch's first error.
-void parse_batch_general(ParsedBatch& batch, const std::string& path);
+void parse_batch(ParsedBatch& batch, const std::string& path);
 
 }  // namespace whyslow

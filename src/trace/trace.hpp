@@ -194,9 +194,6 @@ struct Trace {
   uint64_t truncated_at_byte = 0;
   uint64_t input_bytes = 0;          // uncompressed bytes read
   uint64_t replaced_control_chars = 0;
-  // Batches of events (~128 KiB each) the event scanner left to the general reader (anything
-  // unusual: parsed_batch.hpp, EventReader); a load that spends its time there is a slow one.
-  uint64_t general_reader_batches = 0;
   uint64_t ignored_events = 0;       // phases whyslow does not read (C, b/e, …): counted
   std::string ignored_phases;        // their 'ph' letters, each once, in order of first appearance
   uint64_t unbalanced_durations = 0; // "B" never closed and "E" with nothing open on its thread: left out
