@@ -47,14 +47,14 @@ def check(binary: str, path: str) -> tuple:
         for cause in ["busy"] + idle_gaps.CLASSES:
             if ns(a[cause + "_us"]) != b[cause + "_ns"]:
                 errors.append(f"{where}: {cause}_us = {a[cause + '_us']}, oracle {b[cause + '_ns']} ns")
-        for key in ("gaps", "stream_waits"):
+        for key in ("gaps", "stream_waits", "submitted_at_wait"):
             if a[key] != b[key]:
                 errors.append(f"{where}: {key} = {a[key]}, oracle {b[key]}")
     return errors, len(ours)
 
 
 def main() -> int:
-    return oracle_runner.run(check, ("blocks", "torch", "compile", "memory", "inference"), PUBLIC, "windows")
+    return oracle_runner.run(check, ("blocks", "torch", "compile", "memory", "inference", "truth_round3"), PUBLIC, "windows")
 
 
 if __name__ == "__main__":

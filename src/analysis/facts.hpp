@@ -54,6 +54,9 @@ struct GpuIdle {
   std::array<int64_t, kIdleCauses> ns{};  // busy_ns + their sum = the window's duration
   uint32_t gaps = 0;
   uint32_t stream_waits = 0;  // cudaStreamWaitEvent/hipStreamWaitEvent calls started in the window
+  // Gaps whose queued work started only as a host wait on its launching thread began (lazy
+  // submission, idle_gaps.cpp rule 3): the host held it back, not a dependency.
+  uint32_t submitted_at_wait = 0;
   // The trace holds evidence that a stream can wait on something outside its own queue: a stream
   // wait, an event record or a host function call, or the GPU's own sync records. Without it a
   // queued wait is not shown to be a dependency.

@@ -14,6 +14,12 @@ Per window (each ProfilerStep#N; a trace without steps: its whole window, first 
     the host and the work is not an upload (HtoD: a blocking upload stages its data on the CPU
     first), else at the call's end;
     no launch call found: the whole gap is `unlinked`;
+    lazy submission, in a trace with no evidence of a dependency (no stream wait, event record,
+    host function call or stream callback among the runtime calls, no GPU sync record: cuda_sync,
+    MTIA's event_record / event_wait / synchronize): work queued more than KQUEUED_NS before its start that starts within
+    KQUEUED_NS after a host-blocking call on its launching thread began (later than it was queued)
+    was queued at that call's start (the latest such call), and the gap counts in `submitted_at_wait`
+    when the CPU's part below is not empty;
   * the part of the gap before it was queued is the CPU's: `prefix` when the gap opens the window
     (no GPU work before it in the window), else `sync` when a host-blocking call on the launching
     thread ended inside that part (the CPU waited for the GPU, then launched), else `launch`;
@@ -37,6 +43,8 @@ KQUEUED_NS = 50_000
 CLASSES = ["prefix", "launch", "sync", "scheduling", "dependency", "backlog", "tail", "unlinked"]
 GRAPH_LAUNCHES = {"cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"}
 STREAM_WAITS = {"cudaStreamWaitEvent", "hipStreamWaitEvent", "cuStreamWaitEvent"}
+CROSS_STREAM = ("cudaEventRecord", "hipEventRecord", "cuEventRecord", "cudaLaunchHostFunc", "hipLaunchHostFunc",
+                "cuLaunchHostFunc", "cudaStreamAddCallback", "hipStreamAddCallback")
 
 
 def blocks_host(trace, ev) -> bool:
@@ -63,11 +71,17 @@ def analyze(path: str) -> dict:
             merged.append([ev.start, ev.end])
     first_gpu = work[0].start if work else None
     starts = [ev.start for ev in work]
-    waits_by_thread = {}
+    evidence = any(ev.cat == "cuda_sync" or (ev.cat == "mtia_runtime" and ev.name == "synchronize")
+                   for ev in t.cpu + t.device) \
+        or any(ev.cat == "mtia_ccp_events" and ev.name in ("event_record", "event_wait") for ev in t.device) \
+        or any(ev.cat in cb.RUNTIME_CATS and (ev.name in STREAM_WAITS or ev.name.startswith(CROSS_STREAM))
+               for ev in t.cpu)
+    waits_by_thread, wait_starts = {}, {}
     for ev in t.cpu:
         if ev.cat in cb.RUNTIME_CATS and blocks_host(t, ev):
             waits_by_thread.setdefault(ev.thread, []).append(ev.end)
-    for v in waits_by_thread.values():
+            wait_starts.setdefault(ev.thread, []).append(ev.start)
+    for v in list(waits_by_thread.values()) + list(wait_starts.values()):
         v.sort()
 
     steps = t.steps()
@@ -79,7 +93,7 @@ def analyze(path: str) -> dict:
     out = []
     for name, w0, w1 in windows:
         classes = {c: 0 for c in CLASSES}
-        busy = 0
+        busy, by_wait = 0, 0
         # the window's busy pieces
         pieces = [(max(a, w0), min(b, w1)) for a, b in merged if b > w0 and a < w1]
         pieces = [p for p in pieces if p[1] > p[0]] if w1 > w0 else []
@@ -108,7 +122,15 @@ def analyze(path: str) -> dict:
             upload = "HtoD" in nxt.name or "HostToDevice" in nxt.name
             queued = launch.start if (launch.name in GRAPH_LAUNCHES or (blocks_host(t, launch) and not upload)) \
                 else launch.end
+            lazy = False
+            if not evidence and b - queued > KQUEUED_NS:
+                starts_here = wait_starts.get(launch.thread, [])
+                j = bisect.bisect_right(starts_here, b)
+                if j > 0 and starts_here[j - 1] > queued and b - starts_here[j - 1] <= KQUEUED_NS:
+                    queued, lazy = starts_here[j - 1], True
             split = min(max(queued, a), b)
+            if lazy and split > a:
+                by_wait += 1
             if split > a:
                 if a == w0:
                     classes["prefix"] += split - a
@@ -125,6 +147,7 @@ def analyze(path: str) -> dict:
                 else:
                     classes["dependency"] += b - split
         out.append({"name": name, "start_ns": w0, "end_ns": w1, "busy_ns": busy, "gaps": len(gaps), "stream_waits": waits,
+                    "submitted_at_wait": by_wait,
                     **{c + "_ns": v for c, v in classes.items()}})
     return {"windows": out}
 

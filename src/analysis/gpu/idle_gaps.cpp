@@ -12,6 +12,13 @@
 //    (its nodes start while the call runs) or blocks the host and is not an upload (a sync copy
 //    queues its copy, then waits for it; a blocking upload first stages the data on the CPU),
 //    else at the call's end. No launch call in the trace: `Unlinked`.
+//    Lazy submission: in a trace with no evidence of a dependency (GpuIdle::dependency_evidence:
+//    no stream wait, event record, host function or GPU sync record), work still queued more than
+//    kQueuedGapNs before it starts, that starts within kQueuedGapNs after a host-blocking call on
+//    its launching thread began (a sync, a blocking copy), reached the GPU only when the host waited
+//    (a driver that batches submissions sends them when the host waits, as under WDDM): it was
+//    queued at that call's start (GpuIdle::submitted_at_wait). Where a stream can wait on an event,
+//    a wait that ends as a host call begins may be that event's, so the rule stays out.
 // 4. The part of the gap before that is the CPU's: `Prefix` when the gap opens the window, else
 //    `Sync` when a host-blocking call on the launching thread ended inside that part (the CPU sat
 //    waiting for the GPU to drain, then had to launch again), else `Launch`.
@@ -35,6 +42,11 @@ namespace {
 // 2–10 µs on H100/H200, up to ~20 µs between graph nodes on MI300X): a GPU running back to back.
 // Longer, the work waited for something that is not the CPU.
 constexpr int64_t kQueuedGapNs = 50'000;
+// The same 50 µs is the lazy-submission window (rule 3): work that starts within the GPU's own
+// latency of a host wait beginning, after sitting queued longer than that, was sent by that wait.
+// Held back by a real dependency (an event, another stream), it starts when that is met, which
+// lands in the 50 µs after a host wait began only by chance, not gap after gap.
+constexpr int64_t kSubmittedByWaitNs = kQueuedGapNs;
 
 // A host-to-device copy ("Memcpy HtoD (Pageable -> Device)", HIP's "…HostToDevice…"): a blocking
 // upload stages the data through a bounce buffer on the CPU before its DMA can start.
@@ -51,6 +63,7 @@ struct Run {
 struct IdleIndex {
   std::vector<Run> runs;                            // merged, in time order
   std::vector<std::vector<int64_t>> wait_ends;      // per track: ends of its host-blocking calls, sorted
+  std::vector<std::vector<int64_t>> wait_starts;    // per track: starts of its host-blocking calls, sorted
   std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
   std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
   int64_t first_gpu_ns = INT64_MAX;
@@ -60,6 +73,7 @@ struct IdleIndex {
 IdleIndex index_of(const Trace& t) {
   IdleIndex x;
   x.wait_ends.resize(t.tracks.size());
+  x.wait_starts.resize(t.tracks.size());
   std::vector<std::pair<int64_t, EventId>> work;
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
@@ -69,7 +83,10 @@ IdleIndex index_of(const Trace& t) {
       work.emplace_back(t.start_ns[e], e);
     } else if (is_host_api(k)) {
       const bool blocks = waits.of(e) != HostWait::None;
-      if (blocks) x.wait_ends[t.track[e]].push_back(t.end_ns(e));
+      if (blocks) {
+        x.wait_ends[t.track[e]].push_back(t.end_ns(e));
+        x.wait_starts[t.track[e]].push_back(t.start_ns[e]);
+      }
       const std::string_view n = t.name_of(e);
       if (is_stream_wait(n)) x.stream_waits.push_back(t.start_ns[e]);
       if (is_cross_stream_call(n)) x.dependency_evidence = true;
@@ -87,20 +104,32 @@ IdleIndex index_of(const Trace& t) {
   }
   if (!x.runs.empty()) x.first_gpu_ns = x.runs.front().start;
   for (auto& v : x.wait_ends) std::sort(v.begin(), v.end());
+  for (auto& v : x.wait_starts) std::sort(v.begin(), v.end());
   std::sort(x.stream_waits.begin(), x.stream_waits.end());
   return x;
 }
 
-// One gap [a, b) that GPU work `next` ends, split by rules 3–5 into `mine`.
-void split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool opens_window, EventId next,
+// One gap [a, b) that GPU work `next` ends, split by rules 3–5 into `mine`; true when its work
+// was queued at a host wait's start (rule 3, lazy submission).
+bool split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool opens_window, EventId next,
                std::array<int64_t, kIdleCauses>& mine) {
   const EventId launch = t.launch_link[next];
   if (launch == kNoEvent) {
     mine[static_cast<size_t>(IdleCause::Unlinked)] += b - a;
-    return;
+    return false;
   }
   const bool at_start = !x.queued_at_start.empty() && x.queued_at_start[launch];
-  const int64_t queued = at_start ? t.start_ns[launch] : t.end_ns(launch);
+  int64_t queued = at_start ? t.start_ns[launch] : t.end_ns(launch);
+  bool by_wait = false;
+  if (!x.dependency_evidence && b - queued > kQueuedGapNs) {
+    // The last host wait on the launching thread to begin at or before the work's start.
+    const std::vector<int64_t>& starts = x.wait_starts[t.track[launch]];
+    const auto it = std::upper_bound(starts.begin(), starts.end(), b);
+    if (it != starts.begin() && *(it - 1) > queued && b - *(it - 1) <= kSubmittedByWaitNs) {
+      queued = *(it - 1);
+      by_wait = true;
+    }
+  }
   const int64_t split = std::clamp(queued, a, b);
   if (split > a) {
     IdleCause c = IdleCause::Launch;
@@ -119,6 +148,7 @@ void split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool op
                                                   : IdleCause::Dependency;
     mine[static_cast<size_t>(c)] += b - split;
   }
+  return by_wait && split > a;
 }
 
 void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {
@@ -138,7 +168,7 @@ void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {
   const auto gap = [&](int64_t a, int64_t b, EventId next) {
     std::array<int64_t, kIdleCauses> mine{};
     if (next == kNoEvent) mine[static_cast<size_t>(IdleCause::Tail)] = b - a;
-    else split_gap(t, x, a, b, a == s, next, mine);
+    else if (split_gap(t, x, a, b, a == s, next, mine)) ++idle.submitted_at_wait;
     size_t largest = 0;
     for (size_t c = 0; c < kIdleCauses; ++c) {
       idle.ns[c] += mine[c];

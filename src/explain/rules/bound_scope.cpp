@@ -56,6 +56,7 @@ void add(GpuIdle& sum, const GpuIdle& w) {
   for (size_t c = 0; c < kIdleCauses; ++c) sum.ns[c] += w.ns[c];
   sum.gaps += w.gaps;
   sum.stream_waits += w.stream_waits;
+  sum.submitted_at_wait += w.submitted_at_wait;
   sum.dependency_evidence |= w.dependency_evidence;
   if (w.longest_ns > sum.longest_ns) {
     sum.longest_ns = w.longest_ns;

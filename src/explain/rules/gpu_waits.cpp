@@ -16,6 +16,7 @@
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
 #include "explain/rules/bound_scope.hpp"
+#include "explain/rules/host_op.hpp"
 
 namespace whyslow {
 namespace {
@@ -108,9 +109,16 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
   const int64_t tail = b.idle.ns[static_cast<size_t>(IdleCause::Tail)] / n;
   const bool before = prefix >= tail;
   x.severity = b.cpu_block >= kBoundWarningShare ? Severity::Warning : Severity::Info;
-  x.title = fmt::format("{}{} of CPU work {} {}: the GPU idles {} of the time", b.mixed ? "Mixed, mostly: " : "",
-                        human_duration(before ? prefix : tail),
-                        before ? "before the first GPU launch of" : "after the last GPU work of", scope_span(f, b, mean),
+  // Under lazy submission the first launch came earlier but its work reached the GPU only with the
+  // host's next wait: the block of CPU work is before the GPU's first work, not its first launch.
+  const bool lazy = shows_lazy_submission(b);
+  const std::string_view first = lazy ? "before the GPU's first work in" : "before the first GPU launch of";
+  const HostOp op = dominant_host_op(t, f, b);
+  x.title = fmt::format("{}{} of CPU work {} {}{}: the GPU idles {} of the time", b.mixed ? "Mixed, mostly: " : "",
+                        human_duration(before ? prefix : tail), before ? first : "after the last GPU work of",
+                        scope_span(f, b, mean),
+                        op.found() ? fmt::format(", {} of the step in {}", human_percent(op.share), t.names.view(op.name))
+                                   : std::string(),
                         human_percent(b.cpu_block));
   common_evidence(b, x);
   // The CPU work itself, in the window that holds the longest prefix (or tail).
@@ -124,7 +132,9 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
     const int64_t from = before ? w->start_ns : w->end_ns - w->idle.ns[static_cast<size_t>(IdleCause::Tail)];
     const int64_t to = before ? w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)] : w->end_ns;
     const EventId work = longest_inside(t, thread, from, to, w->event);
-    if (work != kNoEvent) {
+    if (work != kNoEvent && op.found() && t.name[work] == op.name) {
+      x.events.push_back({work, before ? "CPU work before the first launch" : "CPU work after the last GPU work"});
+    } else if (work != kNoEvent) {
       what = fmt::format(" The longest piece of it is {} ({}).", t.name_of(work), human_duration(t.dur_ns[work]));
       x.events.push_back({work, before ? "CPU work before the first launch" : "CPU work after the last GPU work"});
     } else {
@@ -134,17 +144,30 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
   }
   x.detail = fmt::format(
       "In {}, the GPU has nothing to do for {}{} {}: the CPU spends it in one stretch of its own "
-      "(such as {}) and launches nothing meanwhile.{} This is one block of CPU work, not per-launch overhead: CUDA "
+      "(such as {}) and {}.{}{}{} This is one block of CPU work, not per-launch overhead: CUDA "
       "graphs or fewer launches would not shorten it; moving it off the critical path would.{} {}",
       scope_unit(f, b), human_duration(before ? prefix : tail), b.windows.size() > 1 ? " per window" : "",
-      before ? "before its first GPU launch" : "after its last GPU work", "preprocessing, tokenisation, data preparation, logging",
-      what, busy_rest_words(b, b.idle.ns[static_cast<size_t>(IdleCause::Prefix)] + b.idle.ns[static_cast<size_t>(IdleCause::Tail)]),
+      before ? (lazy ? "before its first GPU work starts" : "before its first GPU launch") : "after its last GPU work",
+      "preprocessing, tokenisation, data preparation, logging",
+      lazy ? "sends the GPU nothing meanwhile" : "launches nothing meanwhile", what,
+      op.found() ? host_op_words(t, f, b, op) : std::string(), lazy_submission_words(b),
+      busy_rest_words(b, b.idle.ns[static_cast<size_t>(IdleCause::Prefix)] + b.idle.ns[static_cast<size_t>(IdleCause::Tail)]),
       idle_split_words(b));
   x.try_next = {"Overlap it with the GPU's work: prepare step N+1's input while step N runs (DataLoader workers "
                 "with num_workers > 0 and pin_memory=True, a background thread, prefetching).",
                 "Or move it to the GPU: decode, resize and normalize with torch ops on CUDA tensors (or a GPU "
                 "pipeline such as DALI).",
                 "If it runs only once (set-up before the first step), keep it out of the profiled loop."};
+  if (op.found()) {
+    // The op's own fix first, then overlapping it; it runs in every window, so it is no set-up to
+    // leave out, and moving it to the GPU is the op's advice to give, not a video pipeline's.
+    x.try_next = {host_op_advice(t, b, op), x.try_next.front()};
+    x.evidence.insert(x.evidence.end(), {us("host_op_us", op.ns / n), percent("host_op_pct", op.share),
+                                         {"host_op_calls_per_window", static_cast<double>(op.calls) / static_cast<double>(n), "count"}});
+    if (op.longest != kNoEvent && std::none_of(x.events.begin(), x.events.end(), [&](const EventRef& r) { return r.event == op.longest; }))
+      x.events.push_back({op.longest, "the op that holds the host's time: its longest call"});
+  }
+  if (lazy) x.evidence.push_back(count("submitted_at_wait", b.idle.submitted_at_wait));
   x.impact_ns = before ? prefix : tail;
   x.impact_what = "the GPU's idle time during the block of CPU work, per window";
   x.impact_basis_ns = mean;

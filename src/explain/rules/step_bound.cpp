@@ -17,6 +17,7 @@
 #include "explain/rules/bound_scope.hpp"
 #include "explain/rules/graph_capture_gain.hpp"
 #include "explain/rules/cpu_categories.hpp"
+#include "explain/rules/host_op.hpp"
 
 namespace whyslow {
 namespace {
@@ -271,6 +272,18 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     if (is_decode(*scope.loop) && launch_side && f.compile.compiled_regions == 0 && f.compile.graph_launches == 0)
       x.try_next.front() = decode_advice();
   }
+  // One op of the user's holding most of the host's time on every call: name it, its fix first.
+  const HostOp op = dominant_host_op(t, f, scope);
+  if (op.found()) {
+    x.detail += host_op_words(t, f, scope, op);
+    x.try_next.insert(x.try_next.begin(), host_op_advice(t, scope, op));
+    const int64_t n = static_cast<int64_t>(steps.size());
+    x.evidence.insert(x.evidence.end(), {us("host_op_us", op.ns / n), percent("host_op_pct", op.share),
+                                         {"host_op_calls_per_window", static_cast<double>(op.calls) / static_cast<double>(n), "count"}});
+    if (op.longest != kNoEvent) x.events.push_back({op.longest, "the op that holds the host's time: its longest call"});
+  }
+  x.detail += lazy_submission_words(scope);
+  if (shows_lazy_submission(scope)) x.evidence.push_back(count("submitted_at_wait", scope.idle.submitted_at_wait));
   x.detail += split;
   x.impact_ns = static_cast<int64_t>(scope.launch * static_cast<double>(step));
   x.impact_what = "the GPU's idle time waiting for the CPU's launches, per step";
