@@ -297,7 +297,13 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
       unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
       categories.size() > kStepCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
       scope.over_iterations ? "pass" : "step");
-  x.try_next = overhead_advice(top, f.compile.graph_launches > 0, graph_capture_gain(f) != nullptr, f.recording.from_torch);
+  // Graphs are ruled out only where the plain capture was replayed and gained under 1 %: a compiled
+  // step, whose only replay is reduce-overhead's (with its own per-call cost), keeps the advice.
+  const bool plain_replayed = std::any_of(f.graph.what_if.begin(), f.graph.what_if.end(), [](const WhatIf& w) {
+    return w.edit == "cuda-graphs" && w.param.empty() && w.per_step;
+  });
+  x.try_next = overhead_advice(top, f.compile.graph_launches > 0, !plain_replayed || graph_capture_gain(f) != nullptr,
+                               f.recording.from_torch);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
                            top == CpuCategory::Other;
   if (loop) {
