@@ -32,6 +32,10 @@ StepFacts measure_window(const Trace& trace, TrackId thread, int64_t from_ns = I
 
 // CPU time by category (cpu_time.cpp): fills each step's and, on `window_thread`, the window's
 // cpu_breakdown, data_loading_gpu_idle_ns and allocator_calls; returns each event's category.
+// The categories of one thread's events by the same rules (rule 4, with rules 1–3 by nesting),
+// written into `per_event`: for a thread attribute_cpu_time leaves Other (it categorizes only the
+// threads that hold windows), such as the autograd engine's or a Gloo worker's in the dependency graph.
+void categorize_track(const Trace& trace, TrackId track, std::vector<CpuCategory>& per_event);
 std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vector<Interval>& gpu_busy,
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread);
 // The CPU breakdown (and DataLoader/allocator counts) of one more window on one thread: the

@@ -36,6 +36,10 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
       return "";
     case FindingId::cold_start: return "one-off";
     case FindingId::overhead_bound:
+      // The GPU waiting on Gloo's collectives (step_bound.cpp): not the launches, not graphs' fix.
+      for (const Evidence& e : x.evidence)
+        if (e.key == "host_comm_exposed_us") return "";
+      return "cuda-graphs";
     case FindingId::cuda_graphs_not_replayed: return "cuda-graphs";
     case FindingId::sync_wait:
     case FindingId::host_sync_in_loop: return "no-sync";

@@ -307,6 +307,12 @@ std::string_view to_string(CpuCategory c) {
   return "other";
 }
 
+void categorize_track(const Trace& t, TrackId track, std::vector<CpuCategory>& per_event) {
+  NameTraits names(t);
+  HostWaitNames waits(t);
+  categorize_thread(t, t.tracks[track], names, waits, per_event);
+}
+
 std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
                                             std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);

@@ -11,6 +11,7 @@
 
 #include "analysis/core/gemm_precision.hpp"
 #include "analysis/core/median.hpp"
+#include "analysis/ranks/host_collectives.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -27,10 +28,18 @@ constexpr double kWordedBacklogShare = 0.05;
 // The categories named in the text: the few that hold most of the CPU time.
 constexpr size_t kStepCategoriesNamed = 3;
 
+// The GPU's wait for the CPU is communication, not launch overhead, when host collectives (Gloo's
+// spans) with no GPU work beside them hold at least half of it: the CPU is then exchanging tensors
+// with the other ranks, or waiting for them to join (tests/fixtures/ranks/gloo: 29.5 of the 31 ms a
+// step that rank 1 of data_sleep's GPU waits outside its prefix, 60 of 62 ms on rank 0).
+constexpr double kHostCommCauseShare = 0.5;
+
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
-// A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them.
-std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool from_torch) {
+// A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them;
+// nor one whose replay with the launches captured gains nothing (graph_capture_gain.hpp): its CPU
+// time is not in the launches (a sleep, a wait, work that launches nothing).
+std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch) {
   const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
                               "CPU can run ahead and queue the next step.";
   switch (top) {
@@ -52,6 +61,11 @@ std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, b
               "keep shapes static; check TORCH_LOGS=recompiles.",
               no_sync};
     default:
+      if (!graphs_gain && !replays_graphs)
+        return {"CUDA graphs or a larger batch would not shorten this step: the replay with its launches captured "
+                "gains under 1 %, so the CPU time is not in the launches. Find the host work between them that launches "
+                "nothing (the hotspot finding, the CPU-time table below).",
+                no_sync};
       return {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
               replays_graphs ? "The trace already replays CUDA graphs: the waits are for the launches outside them "
                                "(the CPU work between replays: input preparation, sampling, scheduling)."
@@ -241,6 +255,34 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   }
   x.id = FindingId::overhead_bound;
   const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
+  // Host collectives with the GPU idle beside them, per step: where they hold most of the GPU's wait
+  // for the CPU, the CPU is communicating, and CUDA graphs or a larger batch are not the answer.
+  const std::vector<RankCollective> host = per_step ? host_collectives(t) : std::vector<RankCollective>{};
+  const int64_t host_comm = host.empty() ? 0 : host_comm_time(t, f, host).exposed_ns;
+  const int64_t waits_for_cpu = static_cast<int64_t>(scope.launch * static_cast<double>(step));
+  if (host_comm > 0 && static_cast<double>(host_comm) >= kHostCommCauseShare * static_cast<double>(waits_for_cpu)) {
+    x.evidence.push_back(us("host_comm_exposed_us", host_comm));
+    x.severity = scope.launch >= kBoundWarningShare ? Severity::Warning : Severity::Info;
+    x.title = fmt::format("{}he GPU waits for Gloo's collectives on the host: {} of {} with no GPU work beside them",
+                          scope.mixed ? "Mixed, mostly: t" : "T", human_duration(host_comm), span);
+    x.detail = fmt::format(
+        "In {}, the GPU is busy only {} of {}, and of the time it waits for the CPU's next launch, the CPU spends {} "
+        "in Gloo's collectives ({} spans): Gloo runs them on worker threads of the CPU, moving the tensors through "
+        "host memory, from when this rank joins until every rank has. This is communication, not launch overhead: "
+        "CUDA graphs or a larger batch would not remove it.{}",
+        unit, human_duration(busy), human_duration(step), human_duration(host_comm), host.size(), split);
+    x.try_next = {"For CUDA tensors, use NCCL (dist.init_process_group(\"nccl\"), one GPU per rank): its collectives "
+                  "run on the GPU over NVLink or the network, beside the compute, not through host memory.",
+                  "If a rank waits for one that joins late, load every rank's trace (whyslow explain rank*.json) to find "
+                  "which and why."};
+    // Not the CUDA-graph replay's (explain.cpp's fix_of): at most the communication no compute hides.
+    x.impact_ns = host_comm;
+    x.impact_what = "the host collectives' time with the GPU idle, per step: what moving them beside the compute "
+                    "(NCCL) could give back at most";
+    x.impact_basis_ns = step;
+    out.push_back(std::move(x));
+    return;
+  }
   // Waiting for the DataLoader is data_loading's finding, with its own numbers: this one points there.
   x.severity = scope.launch >= kBoundWarningShare && top != CpuCategory::DataLoading ? Severity::Warning : Severity::Info;
   x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
@@ -256,7 +298,13 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
       unit, human_duration(busy), human_duration(step), thread, where.empty() ? "nothing is recorded" : where,
       categories.size() > kStepCategoriesNamed ? " (the rest in the table of CPU time below)" : "",
       scope.over_iterations ? "pass" : "step");
-  x.try_next = overhead_advice(top, f.compile.graph_launches > 0, f.recording.from_torch);
+  // Graphs are ruled out only where the plain capture was replayed and gained under 1 %: a compiled
+  // step, whose only replay is reduce-overhead's (with its own per-call cost), keeps the advice.
+  const bool plain_replayed = std::any_of(f.graph.what_if.begin(), f.graph.what_if.end(), [](const WhatIf& w) {
+    return w.edit == "cuda-graphs" && w.param.empty() && w.per_step;
+  });
+  x.try_next = overhead_advice(top, f.compile.graph_launches > 0, !plain_replayed || graph_capture_gain(f) != nullptr,
+                               f.recording.from_torch);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
                            top == CpuCategory::Other;
   if (loop) {
