@@ -144,6 +144,40 @@ TEST(TruthRound3, TheHostsPerCallWorkIsNamed) {
   for (const StepFacts& s : analyze(w).steps) EXPECT_EQ(s.idle.submitted_at_wait, 0u);
 }
 
+// Class 2, the queue. The same trace: the launches' delays are long (median 164 µs, up to 8.2 ms)
+// because the work waited for the host's next wait, not for GPU work ahead of it. Python over the raw
+// events (all streams merged, gaps ≤ 50 µs counted busy, the time before the trace's
+// first GPU work left out as unknown): the GPU is busy 2.0 % of each step; of the 40 launches that
+// waited 50 µs or more, 28 waited on a GPU that ran nothing for over half the wait (the copies, the
+// work queued right behind the first of a batch, and the first step's two kernels, launched before
+// the trace's first GPU work, did not count). So launch_queue must not call the GPU the bottleneck nor the queue healthy:
+// it says the work is sent only when the host waits.
+TEST(TruthRound3, AQueueOnAnIdleGpuIsNotAGpuBacklog) {
+  const Trace t = load_trace(testing::fixture_in("truth_round3", "coalesce_every_call.json.gz"));
+  const Facts f = analyze(t);
+  EXPECT_EQ(f.launches.queued, 40u);
+  EXPECT_EQ(f.launches.held, 28u);
+  const std::vector<Finding> findings = explain(t, f);
+  const Finding* x = find(findings, "launch_queue");
+  ASSERT_NE(x, nullptr);
+  for (const std::string& words : {x->title, x->detail}) {
+    EXPECT_EQ(words.find("bottleneck and"), std::string::npos) << words;
+    EXPECT_EQ(words.find("healthy"), std::string::npos) << words;
+  }
+  EXPECT_NE(x->title.find("while the GPU sits idle: it is sent only when the host waits"), std::string::npos) << x->title;
+  EXPECT_NE(x->detail.find("lazy submission"), std::string::npos) << x->detail;
+  EXPECT_EQ(evidence(*x, "held_launches"), 28);
+  EXPECT_EQ(evidence(*x, "submitted_at_wait"), 10);
+  // A GPU-bound trace keeps its reading: the work queues behind GPU work.
+  const Trace g = load_trace(testing::fixture_in("torch", "mm_bias_4096_fp32.json.gz"));
+  const Facts gf = analyze(g);
+  const std::vector<Finding> gfindings = explain(g, gf);
+  const Finding* q = find(gfindings, "launch_queue");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->title.find("sits idle"), std::string::npos) << q->title;
+  EXPECT_LE(gf.launches.held * 2, gf.launches.queued);
+}
+
 // Class 3, in part: a share is never above 100 % (a DeepEP trace whose kernels were counted as
 // compute gave a GPU-busy share and a recoverable share over 100 %). Held on every trace there is:
 // the fixtures always, the public corpus and the two-GPU recordings where ../shared has them.
