@@ -36,9 +36,15 @@ constexpr int64_t kReduceOverheadCallNs = 124'000;
 // own annotation, or the call alone when none does. Host work outside the ops and scopes that launch
 // (a CPU-only op such as a sparse tensor's coalesce, and the Python around it) is not captured and
 // stays.
+// How far up from a launch call the walk looks for its outermost op or scope: a program's ops sit a
+// few levels under its blocks, and Python frames (with_stack) nest a few hundred deep at most; a
+// hostile trace's deeper chain stops here (a smaller captured span: less host time removed).
+constexpr int kMaxScopeDepth = 256;
+
 std::pair<int64_t, int64_t> launching_op(const Trace& t, const std::vector<EventId>& steps, EventId call) {
   EventId outer = call;
-  for (EventId e = t.parent[call]; e != kNoEvent; e = t.parent[e]) {
+  int depth = 0;
+  for (EventId e = t.parent[call]; e != kNoEvent && depth < kMaxScopeDepth; e = t.parent[e], ++depth) {
     if (std::binary_search(steps.begin(), steps.end(), e)) break;
     if (t.kind[e] == EventKind::CpuOp || t.kind[e] == EventKind::UserAnnotation) outer = e;
   }
