@@ -136,6 +136,11 @@ struct LaunchFacts {
   std::vector<int64_t> delays_ns;  // sorted
   EventId max_delay_kernel = kNoEvent;
   int64_t max_delay_ns = 0;
+  // Work that sat queued ≥ kQueuedDelayNs (launches.cpp), and of it the work whose wait the GPU
+  // spent mostly idle (no work on any stream, in gaps over 50 µs, from the trace's first GPU work
+  // on, for over half the delay): held back, not a backlog.
+  uint64_t queued = 0, held = 0;
+  bool max_delay_held = false;  // the longest-queued work's wait was mostly GPU-idle
 };
 
 // ---- synchronization ----

@@ -57,5 +57,34 @@ TEST_P(LaunchQueueEdges, FiresAsDocumented) {
 
 INSTANTIATE_TEST_SUITE_P(Rules, LaunchQueueEdges, ::testing::ValuesIn(kCases), case_name<Case>);
 
+// The reading at its edge: the queue is the GPU's backlog ("healthy") only while under half of the
+// launches that waited ≥ 50 µs waited on an idle GPU (LaunchFacts::held); at half or more it is held
+// back. No steps here, so no lazy submission to name: the idle split is pointed to instead.
+TEST(LaunchQueueReading, HeldWorkIsNotABacklog) {
+  for (const uint64_t held : {1u, 2u}) {
+    SCOPED_TRACE(held);
+    Trace t;
+    Facts f;
+    LaunchFacts& l = f.launches;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t at = i * 10'000'000;
+      const EventId call = add_event(t, EventKind::Runtime, "cudaLaunchKernel", at, 4'000);
+      const EventId kernel = add_gpu_event(t, EventKind::Kernel, "gemm", at + 100'000, 1'000);
+      link_launch(t, call, kernel);
+      ++l.launches, ++l.linked;
+      l.delays_ns.push_back(100'000);
+      l.max_delay_ns = 100'000, l.max_delay_kernel = kernel;
+    }
+    l.queued = 3, l.held = held;
+    const auto x = expect_outcome(run_rule(rule_launch_queue, t, f), kFires, t);
+    ASSERT_TRUE(x);
+    EXPECT_EQ(evidence(*x, "held_launches"), static_cast<double>(held));
+    EXPECT_EQ(evidence(*x, "queued_launches"), 3.0);
+    const bool backlog = held * 2 <= l.queued;
+    EXPECT_EQ(x->detail.find("healthy") != std::string::npos, backlog) << x->detail;
+    EXPECT_EQ(x->title.find("held back, not queued behind GPU work") != std::string::npos, !backlog) << x->title;
+  }
+}
+
 }  // namespace
 }  // namespace whyslow

@@ -18,8 +18,9 @@ Per window (each ProfilerStep#N; a trace without steps: its whole window, first 
     host function call or stream callback among the runtime calls, no GPU sync record: cuda_sync,
     MTIA's event_record / event_wait / synchronize): work queued more than KQUEUED_NS before its start that starts within
     KQUEUED_NS after a host-blocking call on its launching thread began (later than it was queued)
-    was queued at that call's start (the latest such call), and the gap counts in `submitted_at_wait`
-    when the CPU's part below is not empty;
+    was queued at that call's start (the latest such call) when that call began inside the gap and
+    the gap is longer than KQUEUED_NS (shorter, the work ran in its stream's order), and the gap
+    counts in `submitted_at_wait`;
   * the part of the gap before it was queued is the CPU's: `prefix` when the gap opens the window
     (no GPU work before it in the window), else `sync` when a host-blocking call on the launching
     thread ended inside that part (the CPU waited for the GPU, then launched), else `launch`;
@@ -123,10 +124,10 @@ def analyze(path: str) -> dict:
             queued = launch.start if (launch.name in GRAPH_LAUNCHES or (blocks_host(t, launch) and not upload)) \
                 else launch.end
             lazy = False
-            if not evidence and b - queued > KQUEUED_NS:
+            if not evidence and b - queued > KQUEUED_NS and b - a > KQUEUED_NS:
                 starts_here = wait_starts.get(launch.thread, [])
                 j = bisect.bisect_right(starts_here, b)
-                if j > 0 and starts_here[j - 1] > queued and b - starts_here[j - 1] <= KQUEUED_NS:
+                if j > 0 and starts_here[j - 1] > max(queued, a) and b - starts_here[j - 1] <= KQUEUED_NS:
                     queued, lazy = starts_here[j - 1], True
             split = min(max(queued, a), b)
             if lazy and split > a:

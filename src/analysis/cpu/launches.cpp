@@ -1,13 +1,53 @@
 // Launch queue: how long each piece of GPU work waited between its launch call starting on the
-// CPU and its start on the GPU. Asynchronous dispatch makes this delay the queue's length.
+// CPU and its start on the GPU. Asynchronous dispatch makes this delay the queue's length when the
+// GPU is busy meanwhile; a delay the GPU spends idle is no queue of GPU work but work held back
+// (lazy submission until the host waits, an event, a stream wait): each delay is split by the GPU's
+// busy time inside it (all streams merged, its own short gaps included).
 #include <algorithm>
 
 #include "analysis/passes.hpp"
 
 namespace whyslow {
+namespace {
+
+// A delay under 50 µs is the launch path's own latency (the call plus the driver, ~5–20 µs), not a
+// queue (launch_queue.cpp's kVisibleLagNs, idle_gaps.cpp's kQueuedGapNs: the same 50 µs).
+constexpr int64_t kQueuedDelayNs = 50'000;
+
+// The GPU's busy time, all streams merged, as disjoint runs with the busy time before each. A gap of
+// up to kQueuedDelayNs between two pieces of work counts as busy: the GPU's own latency from one
+// queued piece to the next (a graph's nodes on MI300X start up to ~20 µs apart), not held work.
+struct BusyRuns {
+  std::vector<int64_t> start, end, before;
+  explicit BusyRuns(const Trace& t) {
+    std::vector<std::pair<int64_t, int64_t>> work;
+    for (EventId e = 0; e < t.size(); ++e)
+      if (is_gpu_activity(t.kind[e])) work.emplace_back(t.start_ns[e], t.end_ns(e));
+    std::sort(work.begin(), work.end());
+    int64_t total = 0;
+    for (const auto& [a, b] : work) {
+      if (!end.empty() && a <= end.back() + kQueuedDelayNs) {
+        if (b > end.back()) total += b - end.back(), end.back() = b;
+        continue;
+      }
+      start.push_back(a), end.push_back(b), before.push_back(total);
+      total += b - a;
+    }
+  }
+  int64_t first() const { return start.empty() ? INT64_MAX : start.front(); }
+  // Busy time in (-inf, x).
+  int64_t until(int64_t x) const {
+    const auto i = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), x) - start.begin());
+    if (i == 0) return 0;
+    return before[i - 1] + std::min(x, end[i - 1]) - start[i - 1];
+  }
+};
+
+}  // namespace
 
 LaunchFacts launch_queue(const Trace& t) {
   LaunchFacts f;
+  const BusyRuns busy(t);
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.is_launch(e)) ++f.launches;
     if (!is_gpu_activity(t.kind[e])) continue;
@@ -19,9 +59,17 @@ LaunchFacts launch_queue(const Trace& t) {
     ++f.linked;
     const int64_t delay = t.start_ns[e] - t.start_ns[host];
     f.delays_ns.push_back(delay);
+    // The GPU's idle time inside the delay, from the trace's first GPU work on: before it the trace
+    // does not show the GPU (busy with work from before the profiler started, the idle split's Backlog).
+    const int64_t shown = t.start_ns[e] - std::max(t.start_ns[host], busy.first());
+    const int64_t idle = std::max<int64_t>(0, shown) - (busy.until(t.start_ns[e]) - busy.until(t.start_ns[host]));
+    const bool held = delay >= kQueuedDelayNs && 2 * idle > delay;
+    f.queued += delay >= kQueuedDelayNs;
+    f.held += held;
     if (f.max_delay_kernel == kNoEvent || delay > f.max_delay_ns) {
       f.max_delay_ns = delay;
       f.max_delay_kernel = e;
+      f.max_delay_held = held;
     }
   }
   std::sort(f.delays_ns.begin(), f.delays_ns.end());

@@ -12,13 +12,12 @@
 //    (its nodes start while the call runs) or blocks the host and is not an upload (a sync copy
 //    queues its copy, then waits for it; a blocking upload first stages the data on the CPU),
 //    else at the call's end. No launch call in the trace: `Unlinked`.
-//    Lazy submission: in a trace with no evidence of a dependency (GpuIdle::dependency_evidence:
-//    no stream wait, event record, host function or GPU sync record), work still queued more than
-//    kQueuedGapNs before it starts, that starts within kQueuedGapNs after a host-blocking call on
-//    its launching thread began (a sync, a blocking copy), reached the GPU only when the host waited
-//    (a driver that batches submissions sends them when the host waits, as under WDDM): it was
-//    queued at that call's start (GpuIdle::submitted_at_wait). Where a stream can wait on an event,
-//    a wait that ends as a host call begins may be that event's, so the rule stays out.
+//    Lazy submission (lazy_submission.hpp, the rule the dependency graph's `Submit` edge reads
+//    too): in a trace with no evidence of a dependency (GpuIdle::dependency_evidence), work still
+//    queued more than kLazyQueuedNs before it starts, that starts within kSubmittedByWaitNs after a
+//    host-blocking call on its launching thread began (a sync, a blocking copy) inside a gap longer
+//    than kLazyQueuedNs, was sent by that wait: it was queued at that call's start
+//    (GpuIdle::submitted_at_wait).
 // 4. The part of the gap before that is the CPU's: `Prefix` when the gap opens the window, else
 //    `Sync` when a host-blocking call on the launching thread ended inside that part (the CPU sat
 //    waiting for the GPU to drain, then had to launch again), else `Launch`.
@@ -33,26 +32,15 @@
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
+#include "analysis/gpu/lazy_submission.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
 namespace {
 
-// Queued work that starts within 50 µs is the GPU's own latency from queue to start (a launch's
-// 2–10 µs on H100/H200, up to ~20 µs between graph nodes on MI300X): a GPU running back to back.
-// Longer, the work waited for something that is not the CPU.
-constexpr int64_t kQueuedGapNs = 50'000;
-// The same 50 µs is the lazy-submission window (rule 3): work that starts within the GPU's own
-// latency of a host wait beginning, after sitting queued longer than that, was sent by that wait.
-// Held back by a real dependency (an event, another stream), it starts when that is met, which
-// lands in the 50 µs after a host wait began only by chance, not gap after gap.
-constexpr int64_t kSubmittedByWaitNs = kQueuedGapNs;
-
-// A host-to-device copy ("Memcpy HtoD (Pageable -> Device)", HIP's "…HostToDevice…"): a blocking
-// upload stages the data through a bounce buffer on the CPU before its DMA can start.
-bool is_upload(std::string_view n) {
-  return n.find("HtoD") != std::string_view::npos || n.find("HostToDevice") != std::string_view::npos;
-}
+// Queued work that starts within 50 µs is the GPU's own latency from queue to start; longer, the
+// work waited for something that is not the CPU (lazy_submission.hpp says why 50 µs).
+constexpr int64_t kQueuedGapNs = kLazyQueuedNs;
 
 // A run of merged GPU work and the activity that opens it.
 struct Run {
@@ -90,7 +78,7 @@ IdleIndex index_of(const Trace& t) {
       const std::string_view n = t.name_of(e);
       if (is_stream_wait(n)) x.stream_waits.push_back(t.start_ns[e]);
       if (is_cross_stream_call(n)) x.dependency_evidence = true;
-      if (t.is_launch(e) && ((blocks && !is_upload(t.name_of(t.launch_link[e]))) || is_graph_launch(n))) {
+      if (t.is_launch(e) && queues_at_start(t, e, blocks)) {
         if (x.queued_at_start.empty()) x.queued_at_start.resize(t.size(), 0);
         x.queued_at_start[e] = 1;
       }
@@ -121,12 +109,11 @@ bool split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool op
   const bool at_start = !x.queued_at_start.empty() && x.queued_at_start[launch];
   int64_t queued = at_start ? t.start_ns[launch] : t.end_ns(launch);
   bool by_wait = false;
-  if (!x.dependency_evidence && b - queued > kQueuedGapNs) {
-    // The last host wait on the launching thread to begin at or before the work's start.
+  if (!x.dependency_evidence) {
     const std::vector<int64_t>& starts = x.wait_starts[t.track[launch]];
-    const auto it = std::upper_bound(starts.begin(), starts.end(), b);
-    if (it != starts.begin() && *(it - 1) > queued && b - *(it - 1) <= kSubmittedByWaitNs) {
-      queued = *(it - 1);
+    const std::ptrdiff_t w = submitting_wait(starts, queued, a, b);
+    if (w >= 0) {
+      queued = starts[static_cast<size_t>(w)];
       by_wait = true;
     }
   }
@@ -148,7 +135,7 @@ bool split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool op
                                                   : IdleCause::Dependency;
     mine[static_cast<size_t>(c)] += b - split;
   }
-  return by_wait && split > a;
+  return by_wait;
 }
 
 void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {

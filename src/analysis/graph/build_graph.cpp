@@ -4,6 +4,7 @@
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
+#include "analysis/gpu/lazy_submission.hpp"
 #include "analysis/graph/dependency_graph.hpp"
 #include "analysis/graph/replay.hpp"
 #include "analysis/graph/step_replay.hpp"
@@ -203,6 +204,18 @@ Graph build_graph(const Trace& t, const Facts& f, GraphWindow window) {
       g.order_lag[c] = g.nodes[c].start_ns - g.nodes[a].end_ns;  // 0 on CPU lanes: the work fills the gaps
     }
 
+  HostWaitNames waits(t);
+  // Lazy submission (lazy_submission.hpp): per CPU lane, its host waits' starts and nodes, for the
+  // `Submit` edges; only in a trace with no evidence of a dependency.
+  const bool lazy_possible = !f.window.idle.dependency_evidence;
+  std::vector<std::vector<int64_t>> wait_starts(lazy_possible ? g.lanes.size() : 0);
+  std::vector<std::vector<NodeId>> wait_nodes(wait_starts.size());
+  for (NodeId i = 0; i < n && lazy_possible; ++i)
+    if (g.nodes[i].kind == NodeKind::HostCall && waits.of(g.nodes[i].event) != HostWait::None) {
+      wait_starts[g.nodes[i].lane].push_back(g.nodes[i].start_ns);  // a lane's nodes are in time order
+      wait_nodes[g.nodes[i].lane].push_back(i);
+    }
+
   // The edges, gathered per target and laid out as CSR below.
   std::vector<PendingEdge> pending;
   std::vector<NodeId> gpu_by_end;
@@ -211,12 +224,22 @@ Graph build_graph(const Trace& t, const Facts& f, GraphWindow window) {
     gpu_by_end.push_back(i);
     const EventId call = t.launch_link[g.nodes[i].event];
     const NodeId from = call != kNoEvent ? call_node(t, node_of, call) : kNoNode;
-    if (from != kNoNode && !g.lanes[g.nodes[from].lane].gpu)
-      pending.push_back({i, {from, EdgeKind::Launch, g.nodes[i].start_ns - g.nodes[from].start_ns}});
+    if (from == kNoNode || g.lanes[g.nodes[from].lane].gpu) continue;
+    pending.push_back({i, {from, EdgeKind::Launch, g.nodes[i].start_ns - g.nodes[from].start_ns}});
+    if (!lazy_possible) continue;
+    // Sent by a host wait: the wait began after the work was queued and after its stream's previous
+    // work ended (the stream sat idle with the work queued), and the work started just after.
+    const uint32_t lane = g.nodes[from].lane;
+    const NodeId p = g.prev[i];
+    const std::ptrdiff_t w = submitting_wait(wait_starts[lane], queued_at(t, call, waits.of(call) != HostWait::None),
+                                             p != kNoNode ? g.nodes[p].end_ns : INT64_MIN, g.nodes[i].start_ns);
+    if (w < 0) continue;
+    const NodeId wait = wait_nodes[lane][static_cast<size_t>(w)];
+    if (wait == from) continue;
+    pending.push_back({i, {wait, EdgeKind::Submit, g.nodes[i].start_ns - g.nodes[wait].start_ns}});
   }
   std::sort(gpu_by_end.begin(), gpu_by_end.end(), [&](NodeId a, NodeId c) { return g.nodes[a].end_ns < g.nodes[c].end_ns; });
 
-  HostWaitNames waits(t);
   // The last stream wait call seen on each lane, so the next launch from it gets the StreamWait edge.
   std::vector<NodeId> open_stream_wait(g.lanes.size(), kNoNode);
   for (NodeId i = 0; i < n; ++i) {

@@ -30,6 +30,9 @@ enum class EdgeKind : uint8_t {
   HostSync,    // GPU work (its end) → the host wait that returned after it (its end)
   StreamWait,  // GPU work on another stream (its end) → work queued behind a cudaStreamWaitEvent (its start)
   Handoff,     // the steps' thread (a node's end) → a helper thread's idle stretch that ended then (its end)
+  // A host wait (its start) → queued work the driver sent only when the host waited (its start):
+  // lazy submission (analysis/gpu/lazy_submission.hpp), only in a trace with no dependency evidence.
+  Submit,
 };
 // A helper thread idle this long between events waits for another thread to hand it work: shorter
 // stretches are the thread's own unrecorded time between calls (Python, the interpreter).
@@ -37,6 +40,8 @@ inline constexpr int64_t kMinHandoffIdleNs = 20'000;
 
 // The edges that set their target's end (a wait's return) rather than its start.
 inline bool sets_end(EdgeKind k) { return k == EdgeKind::HostSync || k == EdgeKind::Handoff; }
+// The edges anchored at their source's start rather than its end: a launch, a submission.
+inline bool from_source_start(EdgeKind k) { return k == EdgeKind::Launch || k == EdgeKind::Submit; }
 
 // An incoming edge other than the order on the node's lane (which is implicit: Graph::prev).
 struct GraphEdge {

@@ -42,9 +42,12 @@ NominalLags measure_nominal_lags(const Trace& t, const Graph& g) {
     const GraphNode& node = g.nodes[i];
     const NodeId p = g.prev[i];
     const auto [b, e] = g.in_edges(i);
+    // Work a host wait sent (a Submit edge) waited for the host, not for its launch's own path.
+    const bool submitted = std::any_of(b, e, [](const GraphEdge& x) { return x.kind == EdgeKind::Submit; });
     for (const GraphEdge* x = b; x != e; ++x) {
       const GraphNode& from = g.nodes[x->from];
       if (x->kind == EdgeKind::Launch) {
+        if (submitted) continue;
         if (p == kNoNode || g.nodes[p].end_ns <= from.start_ns) launch.push_back(x->lag_ns);  // the stream was idle
         else if (from.start_ns < g.nodes[p].end_ns) gap.push_back(g.order_lag[i]);  // queued behind p
       } else if (x->kind == EdgeKind::HostSync) {

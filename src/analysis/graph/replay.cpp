@@ -6,11 +6,12 @@ namespace whyslow {
 namespace {
 
 int64_t edge_anchor(const GraphEdge& e, int64_t from_start, int64_t from_end) {
-  return e.kind == EdgeKind::Launch ? from_start : from_end;
+  return from_source_start(e.kind) ? from_start : from_end;
 }
 int64_t nominal_of(const NominalLags& n, EdgeKind k) {
   switch (k) {
-    case EdgeKind::Launch: return n.launch_ns;
+    case EdgeKind::Launch:
+    case EdgeKind::Submit: return n.launch_ns;  // the driver's path from submission to start
     case EdgeKind::HostSync: return n.wake_ns;
     case EdgeKind::StreamWait: return n.stream_gap_ns;
     case EdgeKind::Handoff: return 0;
@@ -92,7 +93,7 @@ void order_events(Graph& g) {
       f(start_of(i), end_of(i));
       for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
         const GraphEdge& x = g.edges[k];
-        f(x.kind == EdgeKind::Launch ? start_of(x.from) : end_of(x.from), sets_end(x.kind) ? end_of(i) : start_of(i));
+        f(from_source_start(x.kind) ? start_of(x.from) : end_of(x.from), sets_end(x.kind) ? end_of(i) : start_of(i));
       }
     }
   };
@@ -163,7 +164,7 @@ ReplayTimes replay(const Graph& g, const GraphState& s) {
     for (uint32_t k = g.edge_begin[i]; k < g.edge_begin[i + 1]; ++k) {
       const GraphEdge& x = g.edges[k];
       if (sets_end(x.kind) || s.edge_lag[k] == kEdgeRemoved) continue;
-      const int64_t anchor = x.kind == EdgeKind::Launch ? r.start[x.from] : r.end[x.from];
+      const int64_t anchor = from_source_start(x.kind) ? r.start[x.from] : r.end[x.from];
       if (anchor == INT64_MIN) continue;
       if (anchor + s.edge_lag[k] > start) {
         start = anchor + s.edge_lag[k];

@@ -43,6 +43,7 @@ LagWords lag_words(EdgeKind k) {
     case EdgeKind::HostSync: return {"sync wake-up", "sync wake-up, slow"};
     case EdgeKind::StreamWait: return {"stream wait", "waiting for another stream"};
     case EdgeKind::Handoff: return {"thread hand-off", "thread hand-off"};
+    case EdgeKind::Submit: return {"sent at a host wait (lazy submission)", "GPU work started late (no cause in the trace)"};
   }
   return {"", ""};
 }
@@ -52,6 +53,7 @@ int64_t path_nominal(const NominalLags& n, EdgeKind k) {
     case EdgeKind::HostSync: return n.wake_ns;
     case EdgeKind::StreamWait: return 0;  // all of a stream wait is waiting
     case EdgeKind::Handoff: return INT64_MAX;  // the other thread's time before the hand-off, not a wait
+    case EdgeKind::Submit: return n.launch_ns;
   }
   return 0;
 }
@@ -252,7 +254,7 @@ void walk_critical_path(const Graph& g, const GraphState& st, const ReplayTimes&
       continue;
     }
     const GraphEdge& x = g.edges[by];
-    const bool from_start = x.kind == EdgeKind::Launch;
+    const bool from_start = from_source_start(x.kind);
     lag_part(x.kind, from_start ? r.start[x.from] : r.end[x.from], st.edge_lag[by]);
     n = x.from;
     at_end = !from_start;

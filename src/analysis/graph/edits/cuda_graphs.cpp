@@ -1,7 +1,9 @@
 // CUDA graphs over each steady step. Model: the launches between two host waits of a step (a
 // capture cannot hold a sync) are captured once and replayed by one graph launch. The replay does
 // no host work of its own besides that launch: the CPU time that only issued the launches (dispatch,
-// launch calls, allocator calls, the Python that drives them: cpu_work.cpp's graph_skips) goes;
+// launch calls, allocator calls, the Python that drives them: cpu_work.cpp's graph_skips) goes, in
+// the captured span only (from the op of the region's first launch to that of its last: the host
+// work before and after it, and a region that launches nothing, are not captured and stay);
 // CPU math, data loading and waits stay. On the GPU the captured work keeps its durations; it waits
 // for nothing but the graph launch and the work before it on its stream (launch and stream lags
 // capped at the trace's nominal ones). With "reduce-overhead" (torch.compile's CUDA graph trees)
@@ -29,6 +31,26 @@ constexpr int64_t kGraphLaunchNs = 7'000;
 // outside the graph launch; the smaller stands for it.
 constexpr int64_t kReduceOverheadCallNs = 124'000;
 
+// The host time a capture holds around one launch call: the outermost ATen op or scope (a
+// record_function block, a C++ program's scope around its cuBLAS call) enclosing it below the step's
+// own annotation, or the call alone when none does. Host work outside the ops and scopes that launch
+// (a CPU-only op such as a sparse tensor's coalesce, and the Python around it) is not captured and
+// stays.
+// How far up from a launch call the walk looks for its outermost op or scope: a program's ops sit a
+// few levels under its blocks, and Python frames (with_stack) nest a few hundred deep at most; a
+// hostile trace's deeper chain stops here (a smaller captured span: less host time removed).
+constexpr int kMaxScopeDepth = 256;
+
+std::pair<int64_t, int64_t> launching_op(const Trace& t, const std::vector<EventId>& steps, EventId call) {
+  EventId outer = call;
+  int depth = 0;
+  for (EventId e = t.parent[call]; e != kNoEvent && depth < kMaxScopeDepth; e = t.parent[e], ++depth) {
+    if (std::binary_search(steps.begin(), steps.end(), e)) break;
+    if (t.kind[e] == EventKind::CpuOp || t.kind[e] == EventKind::UserAnnotation) outer = e;
+  }
+  return {t.start_ns[outer], t.end_ns(outer)};
+}
+
 int64_t graph_launch_cost(const EditContext& c) {
   std::vector<int64_t> d;
   for (const GraphNode& n : c.graph.nodes)
@@ -50,6 +72,9 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
   uint64_t launches = 0, graphs = 0, graph_launches_seen = 0;
   uint64_t alone = 0;  // read-backs left as they are: a copy, the only launch between two host waits
   int64_t compile_ns = 0;  // the compiled wrapper's guard time the trace already shows (kept)
+  std::vector<EventId> step_events;  // the steps' own annotations, sorted
+  for (const StepFacts& st : c.facts.steps) step_events.push_back(st.event);
+  std::sort(step_events.begin(), step_events.end());
   for (size_t i : c.steady) {
     const StepSpan& sp = c.spans[i];
     if (sp.empty()) continue;
@@ -64,13 +89,19 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
       // Each region between two host waits: one whose only launch is a copy is a read-back (.item()
       // in a loop: a copy, then the host waits for its value) and is not captured — the host needs
       // the value, so the Python around it stays, and the copy stays a launch of its own.
+      // A region's captured span: from the start of its first launch's op to the end of its last
+      // one's; a region without launches captures nothing.
       std::vector<uint32_t> region_launches(1, 0), region_copies(1, 0);
+      std::vector<std::pair<int64_t, int64_t>> span(1, {INT64_MAX, INT64_MIN});
       for (NodeId n = first; n <= last; ++n) {
         if (g.nodes[n].kind == NodeKind::HostWait) {
-          region_launches.push_back(0), region_copies.push_back(0);
+          region_launches.push_back(0), region_copies.push_back(0), span.emplace_back(INT64_MAX, INT64_MIN);
         } else if (g.nodes[n].kind == NodeKind::HostCall && c.trace.is_launch(g.nodes[n].event)) {
           ++region_launches.back();
           region_copies.back() += c.trace.kind[c.trace.launch_link[g.nodes[n].event]] == EventKind::Memcpy;
+          const auto [lo, hi] = launching_op(c.trace, step_events, g.nodes[n].event);
+          span.back().first = std::min(span.back().first, lo);
+          span.back().second = std::max(span.back().second, hi);
         }
       }
       size_t region = 0;
@@ -99,7 +130,9 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
             continue;
           }
         }
-        s.dur[n] = std::max<int64_t>(0, s.dur[n] - g.graph_skippable_ns[n]);
+        // Of the node's skippable time, at most its overlap with the captured span goes.
+        const int64_t inside = std::min(node.end_ns, span[region].second) - std::max(node.start_ns, span[region].first);
+        s.dur[n] = std::max<int64_t>(0, s.dur[n] - std::clamp<int64_t>(inside, 0, g.graph_skippable_ns[n]));
       }
     }
     for (NodeId w : work) {
