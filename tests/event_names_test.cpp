@@ -52,5 +52,16 @@ TEST(EventNames, GraphLaunchAndStartUpNames) {
     EXPECT_FALSE(is_cuda_or_hip_api(n)) << n;
 }
 
+TEST(EventNames, ConvolutionKernelsByTheirWordNotInsideConvert) {
+  for (const char* n : {"void cudnn::cnn::implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, false, true>",
+                        "cutlass::conv::kernel::ImplicitGemmConvolution<...>", "void at::native::conv_depthwise2d_forward_kernel<1, float, int>",
+                        "kernel_grouped_conv_fwd_xdl_cshuffle", "MIOpenConvUni", "aten::_convolution", "CONV2D_FWD"})
+    EXPECT_TRUE(says_convolution(n)) << n;
+  // torch's sparse COO→CSR index kernel, FP8 conversions, Triton's fused converts: not convolutions.
+  for (const char* n : {"void at::native::(anonymous namespace)::convert_indices_from_coo_to_csr_cuda_kernel<int, long>",
+                        "fp8_conversion_kernel", "Converter", "triton_poi_fused_convert_element_type_0", "gemm", "cov"})
+    EXPECT_FALSE(says_convolution(n)) << n;
+}
+
 }  // namespace
 }  // namespace whyslow

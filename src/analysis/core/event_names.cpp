@@ -119,5 +119,14 @@ bool is_compilation_event(std::string_view n) {
   return (n.ends_with("(dynamo_timed)") && !is_cudagraph_tree_event(n)) || n == "entire_frame_compile";
 }
 bool is_triton_kernel(std::string_view n) { return n.starts_with("triton_"); }
+bool says_convolution(std::string_view n) {
+  const auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); };
+  for (size_t i = 0; i + 4 <= n.size(); ++i) {
+    if (lower(n[i]) != 'c' || lower(n[i + 1]) != 'o' || lower(n[i + 2]) != 'n' || lower(n[i + 3]) != 'v') continue;
+    const bool conver = i + 6 <= n.size() && lower(n[i + 4]) == 'e' && lower(n[i + 5]) == 'r';
+    if (!conver) return true;
+  }
+  return false;
+}
 
 }  // namespace whyslow

@@ -88,5 +88,9 @@ bool is_compiled_graph_call(std::string_view name);  // "## Call CompiledFxGraph
 bool is_compilation_event(std::string_view name);
 bool is_cudagraph_tree_event(std::string_view name);  // "cudagraphify…" or a cudagraph_trees.py frame: Inductor's CUDA graph trees
 bool is_triton_kernel(std::string_view name);        // triton_poi_/red_/per_/tem_fused_*
+// A kernel name that says "conv" in any case (conv2d, implicit_convolve, ImplicitGemmConvolution,
+// CONV) as a word of its own, not inside "convert" / "conversion" (convert_indices_from_coo_to_csr
+// is an index kernel).
+bool says_convolution(std::string_view name);
 
 }  // namespace whyslow

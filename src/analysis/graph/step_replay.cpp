@@ -185,7 +185,7 @@ std::string gpu_family(const Trace& t, EventId e) {
   if (has("gemm") || has("Gemm") || has("GEMM") || has("cutlass") || has("xmma") || has("nvjet") || has("matmul") ||
       has("wgmma") || has("cublas"))
     return "GEMM";
-  if (has("conv") || has("Conv") || has("implicit_convolve") || has("winograd")) return "convolution";
+  if (says_convolution(n) || has("winograd")) return "convolution";
   if (has("elementwise") || has("vectorized") || has("unrolled")) return "elementwise";
   if (has("reduce") || has("Reduce") || has("softmax") || has("norm") || has("Norm")) return "reduction";
   return "other kernels";

@@ -29,7 +29,7 @@ DrawClass kernel_class(std::string_view name) {
                            "reducescatter", "reduce_scatter", "alltoall", "all_to_all"}))
     return DrawClass::Communication;
   if (contains_any(lower, {"flash", "fmha", "attention", "attn", "sdpa"})) return DrawClass::Attention;
-  if (contains_any(lower, {"conv", "winograd", "fprop", "dgrad", "wgrad"})) return DrawClass::Conv;
+  if (says_convolution(lower) || contains_any(lower, {"winograd", "fprop", "dgrad", "wgrad"})) return DrawClass::Conv;
   if (contains_any(lower, {"gemm", "cutlass", "xmma", "matmul", "cublas", "nvjet", "cijk_", "wgmma", "gemv"}))
     return DrawClass::Gemm;
   if (contains_any(lower, {"reduce", "softmax", "norm", "sum_", "mean", "argmax", "topk", "scan", "cumsum"}))
