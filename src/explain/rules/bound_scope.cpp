@@ -68,7 +68,7 @@ void add(GpuIdle& sum, const GpuIdle& w) {
 
 std::string_view cause_words(IdleCause c) {
   switch (c) {
-    case IdleCause::Prefix: return "CPU work before the first launch";
+    case IdleCause::Prefix: return "CPU work before the GPU's first work";
     case IdleCause::Launch: return "waiting for the CPU's next launch";
     case IdleCause::Sync: return "waiting for a launch after a host sync";
     case IdleCause::Scheduling: return "queued work starting";

@@ -133,10 +133,10 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
     const int64_t to = before ? w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)] : w->end_ns;
     const EventId work = longest_inside(t, thread, from, to, w->event);
     if (work != kNoEvent && op.found() && t.name[work] == op.name) {
-      x.events.push_back({work, before ? "CPU work before the first launch" : "CPU work after the last GPU work"});
+      x.events.push_back({work, before ? "CPU work before the GPU's first work" : "CPU work after the last GPU work"});
     } else if (work != kNoEvent) {
       what = fmt::format(" The longest piece of it is {} ({}).", t.name_of(work), human_duration(t.dur_ns[work]));
-      x.events.push_back({work, before ? "CPU work before the first launch" : "CPU work after the last GPU work"});
+      x.events.push_back({work, before ? "CPU work before the GPU's first work" : "CPU work after the last GPU work"});
     } else {
       what = " Nothing is recorded on the thread in it: Python between ops, a sleep, or work the profiler does not see.";
     }
