@@ -36,7 +36,7 @@ using CpuBreakdown = std::array<int64_t, kCpuCategories>;  // ns per category, s
 // ---- why the GPU is idle (gpu/idle_gaps.cpp: the definition, rule by rule) ----
 // Each stretch of a window in which no GPU work runs on any stream, split by what it waited for.
 enum class IdleCause : uint8_t {
-  Prefix,      // the CPU's part of the gap that opens the window: CPU work before the first launch
+  Prefix,      // the CPU's part of the gap that opens the window: CPU work before the GPU's first work
   Launch,      // the CPU's part of a later gap: the next work was not launched yet (overhead)
   Sync,        // the same, after the launching thread sat in a host sync that ended in the gap
   Scheduling,  // the GPU's part, ≤ kQueuedGapNs: queued work's own latency to start

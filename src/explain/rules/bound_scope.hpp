@@ -21,7 +21,7 @@ enum class BoundVerdict : uint8_t {
   None,        // no GPU work, or no window
   Gpu,         // the GPU (busy, or running queued work back to back) ≥ 80 % of the time
   Launch,      // the GPU waits for the CPU's launches (after host syncs, and short prefixes and tails, included)
-  CpuBlock,    // the GPU waits for one block of CPU work (≥ 1 ms) before the first launch or after the last GPU work
+  CpuBlock,    // the GPU waits for one block of CPU work (≥ 1 ms) before the GPU's first work or after its last
   Dependency,  // queued work is held back: another stream, an event, a host function
   Comm,        // busy ≥ 80 % but not with compute: communication's findings speak
 };
