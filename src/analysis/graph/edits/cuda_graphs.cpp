@@ -130,8 +130,11 @@ EditOutcome edit_cuda_graphs(const EditContext& c, std::string_view param, Graph
             continue;
           }
         }
-        // Of the node's skippable time, at most its overlap with the captured span goes.
-        const int64_t inside = std::min(node.end_ns, span[region].second) - std::max(node.start_ns, span[region].first);
+        // Of the node's skippable time, at most its overlap with the captured span goes; a region
+        // with no launch has no span ({INT64_MAX, INT64_MIN}: subtracting its ends would overflow).
+        const auto [span_start, span_end] = span[region];
+        const int64_t inside =
+            span_start < span_end ? std::min(node.end_ns, span_end) - std::max(node.start_ns, span_start) : 0;
         s.dur[n] = std::max<int64_t>(0, s.dur[n] - std::clamp<int64_t>(inside, 0, g.graph_skippable_ns[n]));
       }
     }
