@@ -230,13 +230,8 @@ class Gen:
         self.events[outer]["dur"] = round(t - begin, 3)
         return t
 
-    def dense(self, t):
-        """h = torch.relu(x @ w1): a GEMM and a clamp, launched and queued (lazy); returns the end."""
-        mm = len(self.events)
-        ext = self.op("aten::mm", t, 0, [[ROWS, 256], [256, FEAT]], ["float", "float"])
-        e = self.launch(t + 14.0, ext, K_GEMM, 11.5, [32, 2, 1], [256, 1, 1])
-        self.events[mm]["dur"] = round(e + 4.0 - t, 3)
-        t = e + 4.0 + self.j(22.0)
+    def relu(self, t):
+        """torch.relu(h): aten::relu over aten::clamp_min and its kernel, launched and queued; returns the end."""
         r = len(self.events)
         self.op("aten::relu", t, 0, [[ROWS, FEAT]], ["float"])
         ext = self.op("aten::clamp_min", t + 4.0, 0, [[ROWS, FEAT], []], ["float", "Scalar"])
@@ -244,6 +239,15 @@ class Gen:
         self.events[r + 1]["dur"] = round(e + 2.0 - (t + 4.0), 3)
         self.events[r]["dur"] = round(e + 4.0 - t, 3)
         return e + 4.0
+
+    def dense(self, t):
+        """h = torch.relu(x @ w1): a GEMM and a clamp, launched and queued (lazy); returns the end."""
+        mm = len(self.events)
+        ext = self.op("aten::mm", t, 0, [[ROWS, 256], [256, FEAT]], ["float", "float"])
+        e = self.launch(t + 14.0, ext, K_GEMM, 11.5, [32, 2, 1], [256, 1, 1])
+        self.events[mm]["dur"] = round(e + 4.0 - t, 3)
+        t = e + 4.0 + self.j(22.0)
+        return self.relu(t)
 
     def build(self, t):
         """adj = torch.sparse_coo_tensor(idx, val, size).coalesce(); returns the end."""
@@ -338,13 +342,7 @@ class Gen:
         self.events[a]["dur"] = round(e + 6.0 - c, 3)
         self.events[s]["dur"] = round(e + 8.0 - t, 3)
         t = e + 8.0 + self.j(25.0)
-        r = len(self.events)
-        self.op("aten::relu", t, 0, [[ROWS, FEAT]], ["float"])
-        ext = self.op("aten::clamp_min", t + 4.0, 0, [[ROWS, FEAT], []], ["float", "Scalar"])
-        e = self.launch(t + 10.0, ext, K_RELU, 2.6, [256, 1, 1], [128, 1, 1])
-        self.events[r + 1]["dur"] = round(e + 2.0 - (t + 4.0), 3)
-        self.events[r]["dur"] = round(e + 4.0 - t, 3)
-        t = e + 4.0 + self.j(20.0)
+        t = self.relu(t) + self.j(20.0)
         # loss = y.sum().item()
         ext = self.op("aten::sum", t, 0, [[ROWS, FEAT], []], ["float", ""])
         sm = len(self.events) - 1
