@@ -44,7 +44,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   });
   jobs.run([&] { f.ops = op_table(trace); });
   jobs.run([&] {
-    f.launches = launch_queue(trace);
+    f.launches = launch_queue(trace, busy);
     f.syncs = sync_waits(trace, busy);
     f.copies = copies(trace);
     f.profiler = profiler_overhead(trace);

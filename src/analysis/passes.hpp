@@ -52,7 +52,7 @@ void classify_gpu_idle(const Trace& trace, const std::vector<StepFacts*>& window
 std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
 std::vector<KernelRow> kernel_table(const Trace& trace);
 std::vector<AnnotationRow> annotation_table(const Trace& trace);
-LaunchFacts launch_queue(const Trace& trace);
+LaunchFacts launch_queue(const Trace& trace, const std::vector<Interval>& gpu_busy);  // busy: gpu_busy_intervals()
 SyncFacts sync_waits(const Trace& trace, const std::vector<Interval>& gpu_busy);
 CopyFacts copies(const Trace& trace);
 ColdStartFacts cold_start(const Trace& trace, const std::vector<StepFacts>& steps, const std::vector<Interval>& gpu_busy,

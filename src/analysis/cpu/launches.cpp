@@ -14,18 +14,15 @@ namespace {
 // queue (launch_queue.cpp's kVisibleLagNs, idle_gaps.cpp's kQueuedGapNs: the same 50 µs).
 constexpr int64_t kQueuedDelayNs = 50'000;
 
-// The GPU's busy time, all streams merged, as disjoint runs with the busy time before each. A gap of
-// up to kQueuedDelayNs between two pieces of work counts as busy: the GPU's own latency from one
-// queued piece to the next (a graph's nodes on MI300X start up to ~20 µs apart), not held work.
+// The GPU's busy time (gpu_busy_intervals: all streams merged) as runs with the busy time before
+// each. A gap of up to kQueuedDelayNs between two pieces of work counts as busy: the GPU's own
+// latency from one queued piece to the next (a graph's nodes on MI300X start up to ~20 µs apart),
+// not held work.
 struct BusyRuns {
   std::vector<int64_t> start, end, before;
-  explicit BusyRuns(const Trace& t) {
-    std::vector<std::pair<int64_t, int64_t>> work;
-    for (EventId e = 0; e < t.size(); ++e)
-      if (is_gpu_activity(t.kind[e])) work.emplace_back(t.start_ns[e], t.end_ns(e));
-    std::sort(work.begin(), work.end());
+  explicit BusyRuns(const std::vector<Interval>& busy) {
     int64_t total = 0;
-    for (const auto& [a, b] : work) {
+    for (const auto& [a, b] : busy) {
       if (!end.empty() && a <= end.back() + kQueuedDelayNs) {
         if (b > end.back()) total += b - end.back(), end.back() = b;
         continue;
@@ -45,9 +42,9 @@ struct BusyRuns {
 
 }  // namespace
 
-LaunchFacts launch_queue(const Trace& t) {
+LaunchFacts launch_queue(const Trace& t, const std::vector<Interval>& gpu_busy) {
   LaunchFacts f;
-  const BusyRuns busy(t);
+  const BusyRuns busy(gpu_busy);
   for (EventId e = 0; e < t.size(); ++e) {
     if (t.is_launch(e)) ++f.launches;
     if (!is_gpu_activity(t.kind[e])) continue;
