@@ -252,6 +252,22 @@ TEST(HostileRound3, ReusedCorrelationIdLinksTheNearestEarlierLaunch) {
   EXPECT_EQ(t.launch_link[testing::events_named(t, "k2").at(0)], runtime[1]);
 }
 
+// The fuzzer's input (CI, 2026-12-05): every GPU record has zero length, so the GPU's merged busy
+// time is empty and its first busy instant is "never" (INT64_MAX); launch_queue subtracted that from
+// a negative kernel start (signed overflow). A delay with no GPU work shown is not shown idle.
+TEST(HostileRound3, LaunchDelayWithNoGpuBusyTimeShowsNoIdle) {
+  TempDir dir;
+  const Trace t = load_trace(dir.write(
+      "zero_length_gpu.json",
+      trace_json({R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":-600,"dur":5,"args":{"correlation":3}})",
+                  R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":-1,"dur":0,"args":{"correlation":3,"device":0,"stream":7}})"})));
+  const Facts f = analyze(t);
+  EXPECT_EQ(f.launches.linked, 1u);
+  EXPECT_EQ(f.launches.max_delay_ns, 599000);
+  EXPECT_EQ(f.launches.queued, 1u);
+  EXPECT_EQ(f.launches.held, 0u);  // the GPU is never shown busy or idle: not "held back"
+}
+
 // Item 4: a trace recompiling on a new shape in each of 20,000 steps listed every size in its
 // recompilation finding (131 kB); the list is cut.
 TEST(HostileRound3, TwentyThousandRecompilationsMakeABoundedFinding) {

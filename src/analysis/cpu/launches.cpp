@@ -58,8 +58,11 @@ LaunchFacts launch_queue(const Trace& t, const std::vector<Interval>& gpu_busy) 
     f.delays_ns.push_back(delay);
     // The GPU's idle time inside the delay, from the trace's first GPU work on: before it the trace
     // does not show the GPU (busy with work from before the profiler started, the idle split's Backlog).
-    const int64_t shown = t.start_ns[e] - std::max(t.start_ns[host], busy.first());
-    const int64_t idle = std::max<int64_t>(0, shown) - (busy.until(t.start_ns[e]) - busy.until(t.start_ns[host]));
+    // No GPU work shown before this activity (busy.first() is INT64_MAX when the merged busy time is
+    // empty, as when every GPU event has zero length): nothing of the delay is shown idle.
+    const int64_t shown_from = std::max(t.start_ns[host], busy.first());
+    const int64_t shown = shown_from < t.start_ns[e] ? t.start_ns[e] - shown_from : 0;
+    const int64_t idle = shown - (busy.until(t.start_ns[e]) - busy.until(t.start_ns[host]));
     const bool held = delay >= kQueuedDelayNs && 2 * idle > delay;
     f.queued += delay >= kQueuedDelayNs;
     f.held += held;
