@@ -57,6 +57,31 @@ TEST(HostTimeNotLaunches, OverheadBoundNamesGlooNotLaunches) {
   }
 }
 
+// Rank 1 of data_sleep, read from the raw events: 66 ms a step, of which the `data` block (a 30 ms
+// sleep, no op inside) holds 30.4 ms before the first launch and Gloo's all-reduce 28.5 ms with the GPU
+// idle. Gloo's time is communication, not launch overhead: taken out of the launch share, the block
+// of CPU work is the larger cause, named first with the block; overhead_bound still names Gloo. Rank
+// 0 (0.14 ms of `data`) and the balanced job have no such block.
+TEST(HostTimeNotLaunches, ABlockOfCpuWorkBesideGlooIsACauseOfItsOwn) {
+  const testing::Explained sleeper = testing::explain_file(gloo("data_sleep", 1));
+  const Finding* block = testing::find(sleeper.findings, FindingId::cpu_prefix);
+  ASSERT_NE(block, nullptr);
+  ASSERT_FALSE(block->events.empty());
+  EXPECT_EQ(sleeper.trace.name_of(block->events.front().event), "data");
+  EXPECT_NE(block->detail.find("no op recorded inside it"), std::string::npos) << block->detail;
+  EXPECT_GT(block->impact_ns, 29'000'000);
+  EXPECT_LT(block->impact_ns, 32'000'000);
+  const auto rank_of = [&](FindingId id) {
+    return std::find_if(sleeper.findings.begin(), sleeper.findings.end(), [&](const Finding& f) { return f.id == id; }) -
+           sleeper.findings.begin();
+  };
+  EXPECT_LT(rank_of(FindingId::cpu_prefix), rank_of(FindingId::overhead_bound)) << "30.4 ms of the user's block before 28.5 ms of Gloo";
+  for (const auto& [job, rank] : {std::pair{"data_sleep", 0}, {"balanced", 0}, {"balanced", 1}}) {
+    SCOPED_TRACE(std::string(job) + " rank " + std::to_string(rank));
+    EXPECT_EQ(testing::find(testing::explain_file(gloo(job, rank)).findings, FindingId::cpu_prefix), nullptr);
+  }
+}
+
 TEST(HostTimeNotLaunches, LaunchOverheadStillGetsCudaGraphs) {
   const testing::Explained e = testing::explain_file(testing::fixture("mm_bias_64_fp32.json.gz"));
   const Finding* f = testing::find(e.findings, FindingId::overhead_bound);

@@ -401,13 +401,19 @@ def _timed(call, i):
 def _profiled_loop(spec, first, sched, options, trace_path):
     from torch.profiler import ProfilerActivity, profile, schedule
     rows = []
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], schedule=schedule(**sched),
-                 on_trace_ready=lambda p: p.export_chrome_trace(trace_path), **options) as prof:
+    # NO_SCHEDULE: the profiler around the calls, no schedule, no prof.step() (no ProfilerStep in the
+    # trace), exported as the context ends: how a user profiles one request.
+    plain = sched.get("no_schedule", False)
+    scheduled = {} if plain else dict(schedule=schedule(**sched), on_trace_ready=lambda p: p.export_chrome_trace(trace_path))
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], **scheduled, **options) as prof:
         for i in range(first, first + sched["wait"] + sched["warmup"] + sched["active"]):
             row, out = _timed(spec["call"], i)
             row.update(spec["per_call"](i, out) if "per_call" in spec else {})
             rows.append(row)
-            prof.step()
+            if not plain:
+                prof.step()
+    if plain:
+        prof.export_chrome_trace(trace_path)
     torch.cuda.synchronize()
     for row in rows:
         if "finish" in spec:
@@ -456,7 +462,7 @@ def _write(outdir, name, case, spec, sched, options, rows, prof, trace_path, ext
     rf.write_oracle(outdir, name, sched, len(rows), extra["warmup_calls_before_profiling"], averages, opts)
     first = sched["wait"] + sched["warmup"]
     kept = [r["ms"] for r in rows[first:first + sched["active"]]]
-    names = [f"ProfilerStep#{i}" for i in range(first, first + sched["active"])]
+    names = [] if sched.get("no_schedule") else [f"ProfilerStep#{i}" for i in range(first, first + sched["active"])]
     trace = rc.trace_facts(trace_path)
     trace["profiler_steps"] = sorted(trace["profiler_steps"], key=wp._step_number)  # trace_facts sorts as text
     if trace["profiler_steps"] != names:

@@ -27,6 +27,14 @@ the cases, so every meta file has the same fields as the diff pairs' (docs there
 | dlrm_adam            | 10    | embedding tables + MLP, compiled forward, Adam (foreach, the default) | steady          |
 | dlrm_adam_fused      | 10    | the fix: Adam(fused=True)                                             | steady          |
 | aside_eval_dropout   | 11    | BertModel left in train() mode under no_grad (dropout active)         | steady (aside)  |
+| first_inference_     | 5     | cold_convnet's model, one request from the process's first call, no   | one request,    |
+|   convnet            |       | schedule (no ProfilerStep); then the same request warm (NAME_warm)    | +warm           |
+| aside_first_         | 5     | BertModel (bert-base config, random weights) fp32 eval, batch 8 x 128 | one request,    |
+|   inference_bert     |       | tokens, as first_inference_convnet                                    | +warm (aside)   |
+| coalesce_recorded    | 2     | one stream: relu(x @ w1), a 50,000-entry sparse COO tensor built and  | steady          |
+|                      |       | coalesced on the CPU every call, copied up, sparse.mm, sum().item()   |                 |
+| coalesce_once_       | 2     | the fix: the tensor built and coalesced once before the loop          | steady          |
+|   recorded           |       |                                                                       |                 |
 """
 import contextlib, importlib.util, os, sys, tempfile, time  # noqa: E401
 
@@ -40,6 +48,8 @@ sys.modules["record_diff_pairs"] = dp
 _spec.loader.exec_module(dp)
 
 COLD8 = dict(wait=0, warmup=0, active=8, repeat=1)
+ONE_REQUEST = dict(wait=0, warmup=0, active=1, repeat=1, no_schedule=True)  # see dp._profiled_loop
+COALESCE = dict(nodes=4096, features=256, hidden=64, entries=50_000)
 SDPA_LENGTHS = (37, 64, 37, 90, 128, 64, 200, 90)
 ATTN = dict(layers=4, dim=512, heads=8)
 READBACK_SCORES = 128
@@ -73,6 +83,48 @@ def cold_convnet():
                  "AdaptiveAvgPool2d, Linear(512, 1000); fp32, eval", "shapes": {"x": [8, 3, 224, 224]},
         "cudnn_benchmark": torch.backends.cudnn.benchmark, "work_per_step": {"samples": 8},
         "expected": "the first call pays cuDNN's and the kernels' first-use costs; later calls are warm"})
+
+
+def bert_first_inference():
+    torch = _torch()
+    import transformers
+    cfg = transformers.BertConfig()  # bert-base: 12 layers, hidden 768
+    torch.manual_seed(0)
+    model = transformers.BertModel(cfg).cuda().eval()
+    ids = torch.randint(0, cfg.vocab_size, (8, 128), device="cuda")
+
+    def call(i):
+        with torch.no_grad(), dp._rf("inference"):
+            return model(input_ids=ids).last_hidden_state
+    return dict(call=call, meta={
+        "code": "with no_grad(), record_function('inference'): model(input_ids=ids)", "class": 5,
+        "model": "transformers BertModel(BertConfig()), random weights, fp32, eval", "shapes": {"input_ids": [8, 128]},
+        "work_per_step": {"samples": 8, "tokens": 8 * 128},
+        "expected": "the first request pays the kernels' and cuBLAS's first-use costs; the warm one does not"})
+
+
+def coalesce(once):
+    torch = _torch()
+    torch.manual_seed(0)
+    n, f, h, nnz = COALESCE["nodes"], COALESCE["features"], COALESCE["hidden"], COALESCE["entries"]
+    x, w1 = torch.randn(n, f, device="cuda"), torch.randn(f, h, device="cuda")
+    idx, val = torch.randint(0, n, (2, nnz)), torch.randn(nnz)
+    built = torch.sparse_coo_tensor(idx, val, (n, n)).coalesce() if once else None
+
+    def call(i):
+        with torch.no_grad():
+            hid = torch.relu(x @ w1)
+            adj = built if once else torch.sparse_coo_tensor(idx, val, (n, n)).coalesce()
+            y = torch.relu(torch.sparse.mm(adj.to("cuda"), hid))
+            return y.sum().item()
+    return dict(call=call, meta={
+        "class": 2, "fixed": once, "code": (
+            "h = relu(x @ w1); adj = " + ("<built and coalesced once before the loop>" if once else
+                                          "sparse_coo_tensor(idx, val, (n, n)).coalesce()") +
+            "; y = relu(sparse.mm(adj.to('cuda'), h)); y.sum().item()"),
+        "shapes": {"x": [n, f], "w1": [f, h], "idx": [2, nnz], "val": [nnz]}, "work_per_step": {"samples": n},
+        "expected": "each call's CPU coalesce holds most of the step, one stream, no stream waits" if not once
+                    else "the coalesce gone from the steps"})
 
 
 def _attention_stack():
@@ -272,6 +324,11 @@ CASES = {
     "dlrm_adam": _case(lambda: dlrm(False), 40, compiled=True, timeout=150),
     "dlrm_adam_fused": _case(lambda: dlrm(True), 40, compiled=True, timeout=150),
     "aside_eval_dropout": _case(eval_dropout, 20, note="aside: never tune to it"),
+    "first_inference_convnet": _case(cold_convnet, 25, cold=True, warm_trace=True, sched=ONE_REQUEST),
+    "aside_first_inference_bert": _case(bert_first_inference, 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
+                                        timeout=150, note="aside: never tune to it"),
+    "coalesce_recorded": _case(lambda: coalesce(False), 20),
+    "coalesce_once_recorded": _case(lambda: coalesce(True), 20),
 }
 
 

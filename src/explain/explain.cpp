@@ -27,7 +27,7 @@ double gpu_busy_share(const Facts& f) {
 }
 
 // The edit (analysis/graph/edits/) that is each finding's fix, where one is modelled. The CPU work
-// before a step's first launch is fixed by workers when it is the DataLoader's (its longest piece).
+// before a step's first launch is fixed by workers when it is the DataLoader's (the piece it names).
 std::string_view fix_of(const Trace& t, const Finding& x) {
   switch (x.id) {
     case FindingId::cpu_prefix:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/core/median.hpp"
+#include "analysis/ranks/host_collectives.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
@@ -28,6 +29,11 @@ constexpr double kDominantIdleShare = 0.5;
 // tiny-GEMM steps of tests/fixtures/torch), while the blocks worth moving run for milliseconds
 // (TimeSformer's video preprocessing, 218 ms).
 constexpr int64_t kCpuBlockNs = 1'000'000;
+// The GPU's wait for the CPU is communication, not launch overhead, when host collectives (Gloo's
+// spans) with no GPU work beside them hold at least half of it: the CPU is then exchanging tensors
+// with the other ranks, or waiting for them to join (tests/fixtures/ranks/gloo: 29.5 of the 31 ms a
+// step that rank 1 of data_sleep's GPU waits outside its prefix, 60 of 62 ms on rank 0).
+constexpr double kHostCommCauseShare = 0.5;
 // Causes under 0.1 % of the time are left out of the words (they stay in the JSON and evidence).
 constexpr double kWordedShare = 0.001;
 
@@ -165,6 +171,22 @@ BoundScope bound_scope(const Facts& f) {
   b.verdict = verdict;
   b.mixed = top < kDominantIdleShare * (1 - std::min(1.0, b.gpu));
   return b;
+}
+
+HostCommWait host_comm_wait(const Trace& t, const Facts& f, const BoundScope& b, int64_t step_ns) {
+  if (f.steps.empty() || b.over_iterations) return {};
+  const std::vector<RankCollective> host = host_collectives(t);
+  if (host.empty()) return {};
+  const int64_t exposed = host_comm_time(t, f, host).exposed_ns;
+  const double waits_for_cpu = b.launch * static_cast<double>(step_ns);
+  if (exposed <= 0 || static_cast<double>(exposed) < kHostCommCauseShare * waits_for_cpu) return {};
+  return {exposed, host.size()};
+}
+
+bool cpu_block_beside_host_comm(const BoundScope& b, int64_t host_comm_ns, int64_t step_ns) {
+  if (b.verdict != BoundVerdict::Launch || host_comm_ns <= 0 || step_ns <= 0) return false;
+  const double launch_left = std::max(0.0, b.launch - static_cast<double>(host_comm_ns) / static_cast<double>(step_ns));
+  return b.cpu_block >= kMinVerdictShare && b.cpu_block > launch_left;
 }
 
 std::string idle_split_words(const BoundScope& b) {

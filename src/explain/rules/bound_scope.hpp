@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "explain/finding.hpp"
+#include "trace/trace.hpp"
 
 namespace whyslow {
 
@@ -44,6 +45,23 @@ struct BoundScope {
 };
 
 BoundScope bound_scope(const Facts& facts);
+
+// The GPU's wait for the CPU that is communication, not launch overhead: the host collectives' time
+// (Gloo's spans) with no GPU work beside them, per step (median), where it holds at least half of the
+// launch verdict's wait (kHostCommCauseShare); 0 otherwise, and for stepless scopes. `step_ns`: the
+// median steady step.
+struct HostCommWait {
+  int64_t ns = 0;    // per step
+  size_t spans = 0;  // the host collectives in the trace
+};
+HostCommWait host_comm_wait(const Trace& trace, const Facts& facts, const BoundScope& scope, int64_t step_ns);
+
+// A launch verdict whose wait is mostly host collectives (host_comm_wait's ns > 0) weighed again with
+// that communication taken out of the launch share: true when the block of CPU work before the
+// first launch (or after the last GPU work) then outweighs the launch overhead left. overhead_bound
+// names the communication, cpu_prefix the block beside it (tests/fixtures/ranks/gloo/data_sleep
+// rank 1: a 30 ms `data` block and 28.5 ms of Gloo all-reduce in a 66 ms step).
+bool cpu_block_beside_host_comm(const BoundScope& scope, int64_t host_comm_ns, int64_t step_ns);
 
 // "Of the 3 steps together (1.15 s): GPU busy 59.6 %, waiting for the CPU's next launch 36.0 %, …"
 std::string idle_split_words(const BoundScope& scope);

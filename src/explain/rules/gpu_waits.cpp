@@ -12,6 +12,7 @@
 
 #include "analysis/core/median.hpp"
 #include "analysis/core/track_range.hpp"
+#include "analysis/steps/steady_steps.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -24,14 +25,33 @@ namespace {
 // What the GPU does outside the wait is worth a sentence when there is a millisecond of it.
 constexpr int64_t kRestWordedNs = 1'000'000;
 
-// The longest event on `thread` inside [from, to): the CPU work a prefix is made of.
-EventId longest_inside(const Trace& t, TrackId thread, int64_t from, int64_t to, EventId except) {
-  EventId best = kNoEvent;
+// The CPU work a prefix is made of: the longest event on `thread` inside [from, to), unless it
+// covers under half of it and an event starting inside covers more while running past `to` (a
+// `data` block whose last op launches the step's first copy) with most of its own time inside; one
+// mostly outside (a `forward` block around the whole step) is not the prefix's work.
+struct PrefixWork {
+  EventId event = kNoEvent;
+  int64_t inside_ns = 0;  // its part inside [from, to)
+};
+PrefixWork prefix_work(const Trace& t, TrackId thread, int64_t from, int64_t to, EventId except) {
+  PrefixWork ended, overhanging;
   for (EventId e : starting_in(t, thread, from, to)) {
-    if (e == except || t.kind[e] == EventKind::Instant || t.end_ns(e) > to) continue;
-    if (best == kNoEvent || t.dur_ns[e] > t.dur_ns[best]) best = e;
+    if (e == except || t.kind[e] == EventKind::Instant) continue;
+    const int64_t inside = std::min(t.end_ns(e), to) - t.start_ns[e];
+    PrefixWork& best = t.end_ns(e) <= to ? ended : overhanging;
+    if (2 * inside < t.dur_ns[e]) continue;
+    if (best.event == kNoEvent || inside > best.inside_ns) best = {e, inside};
   }
-  return best;
+  if (2 * ended.inside_ns >= to - from || overhanging.inside_ns <= ended.inside_ns) return ended;
+  return overhanging;
+}
+
+// The part of `work` that none of its children on its thread covers: time the profiler saw no op in.
+int64_t uncovered_ns(const Trace& t, EventId work) {
+  int64_t covered = 0;
+  for (EventId c : starting_in(t, t.track[work], t.start_ns[work], t.end_ns(work)))
+    if (t.parent[c] == work) covered += std::min(t.end_ns(c), t.end_ns(work)) - t.start_ns[c];
+  return std::max<int64_t>(0, t.dur_ns[work] - covered);
 }
 
 // "After the wait, the GPU is busy 493 ms of the remaining 495 ms (99.6 %)".
@@ -131,11 +151,20 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
   if (thread < t.tracks.size()) {
     const int64_t from = before ? w->start_ns : w->end_ns - w->idle.ns[static_cast<size_t>(IdleCause::Tail)];
     const int64_t to = before ? w->start_ns + w->idle.ns[static_cast<size_t>(IdleCause::Prefix)] : w->end_ns;
-    const EventId work = longest_inside(t, thread, from, to, w->event);
+    const PrefixWork piece = prefix_work(t, thread, from, to, w->event);
+    const EventId work = piece.event;
     if (work != kNoEvent && op.found() && t.name[work] == op.name) {
       x.events.push_back({work, before ? "CPU work before the GPU's first work" : "CPU work after the last GPU work"});
     } else if (work != kNoEvent) {
-      what = fmt::format(" The longest piece of it is {} ({}).", t.name_of(work), human_duration(t.dur_ns[work]));
+      // A record_function block with no op recorded in most of it: say so, the profiler cannot show
+      // what it was (an op or a runtime call is its own work).
+      const int64_t blank = t.kind[work] == EventKind::UserAnnotation ? uncovered_ns(t, work) : 0;
+      what = fmt::format(" {} {} ({}){}.", 2 * piece.inside_ns >= to - from ? "Most of it is" : "The longest piece of it is",
+                         t.name_of(work), human_duration(t.dur_ns[work]),
+                         2 * blank > t.dur_ns[work]
+                             ? fmt::format(", with no op recorded inside it for {}: a sleep, I/O, a wait on another "
+                                           "thread or process, or Python the profiler does not see", human_duration(blank))
+                             : std::string());
       x.events.push_back({work, before ? "CPU work before the GPU's first work" : "CPU work after the last GPU work"});
     } else {
       what = " Nothing is recorded on the thread in it: Python between ops, a sleep, or work the profiler does not see.";
@@ -181,6 +210,16 @@ void rule_gpu_waits(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   if (b.windows.empty()) return;
   if (b.verdict == BoundVerdict::Dependency) dependency_wait(t, f, b, out);
   else if (b.verdict == BoundVerdict::CpuBlock) cpu_prefix(t, f, b, out);
+  else if (b.verdict == BoundVerdict::Launch) {
+    // overhead_bound names the host collectives the launch wait is made of; a block of CPU work that
+    // outweighs the launch overhead left beside them is a cause of its own.
+    const int64_t step = median_of(b.windows, &StepFacts::duration_ns);
+    if (!cpu_block_beside_host_comm(b, host_comm_wait(t, f, b, step).ns, step)) return;
+    BoundScope block = b;
+    block.verdict = BoundVerdict::CpuBlock;
+    block.mixed = true;
+    cpu_prefix(t, f, block, out);
+  }
 }
 
 }  // namespace whyslow

@@ -11,7 +11,6 @@
 
 #include "analysis/core/gemm_precision.hpp"
 #include "analysis/core/median.hpp"
-#include "analysis/ranks/host_collectives.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -27,12 +26,6 @@ namespace {
 constexpr double kWordedBacklogShare = 0.05;
 // The categories named in the text: the few that hold most of the CPU time.
 constexpr size_t kStepCategoriesNamed = 3;
-
-// The GPU's wait for the CPU is communication, not launch overhead, when host collectives (Gloo's
-// spans) with no GPU work beside them hold at least half of it: the CPU is then exchanging tensors
-// with the other ranks, or waiting for them to join (tests/fixtures/ranks/gloo: 29.5 of the 31 ms a
-// step that rank 1 of data_sleep's GPU waits outside its prefix, 60 of 62 ms on rank 0).
-constexpr double kHostCommCauseShare = 0.5;
 
 // What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
 // calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
@@ -257,10 +250,9 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   const CpuCategory top = categories.empty() ? CpuCategory::Other : categories.front().second;
   // Host collectives with the GPU idle beside them, per step: where they hold most of the GPU's wait
   // for the CPU, the CPU is communicating, and CUDA graphs or a larger batch are not the answer.
-  const std::vector<RankCollective> host = per_step ? host_collectives(t) : std::vector<RankCollective>{};
-  const int64_t host_comm = host.empty() ? 0 : host_comm_time(t, f, host).exposed_ns;
-  const int64_t waits_for_cpu = static_cast<int64_t>(scope.launch * static_cast<double>(step));
-  if (host_comm > 0 && static_cast<double>(host_comm) >= kHostCommCauseShare * static_cast<double>(waits_for_cpu)) {
+  const HostCommWait host = host_comm_wait(t, f, scope, step);
+  const int64_t host_comm = host.ns;
+  if (host_comm > 0) {
     x.evidence.push_back(us("host_comm_exposed_us", host_comm));
     x.severity = scope.launch >= kBoundWarningShare ? Severity::Warning : Severity::Info;
     x.title = fmt::format("{}he GPU waits for Gloo's collectives on the host: {} of {} with no GPU work beside them",
@@ -270,7 +262,7 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
         "in Gloo's collectives ({} spans): Gloo runs them on worker threads of the CPU, moving the tensors through "
         "host memory, from when this rank joins until every rank has. This is communication, not launch overhead: "
         "CUDA graphs or a larger batch would not remove it.{}",
-        unit, human_duration(busy), human_duration(step), human_duration(host_comm), host.size(), split);
+        unit, human_duration(busy), human_duration(step), human_duration(host_comm), host.spans, split);
     x.try_next = {"For CUDA tensors, use NCCL (dist.init_process_group(\"nccl\"), one GPU per rank): its collectives "
                   "run on the GPU over NVLink or the network, beside the compute, not through host memory.",
                   "If a rank waits for one that joins late, load every rank's trace (whyslow explain rank*.json) to find "
