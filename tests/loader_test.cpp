@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "loader_test_util.hpp"
+#include "trace/distinct_rows.hpp"
 #include "trace/load_error.hpp"
 
 namespace whyslow {
@@ -907,6 +908,49 @@ TEST(LoaderLarge, AFileTruncatedWhileItLoadsIsAnErrorNotACrash) {
       EXPECT_EQ(e.kind(), LoadError::Kind::Truncated) << e.what();
     }
   }
+}
+
+// Side tables hold each distinct row once (trace/distinct_rows.hpp): op calls with the same shapes,
+// and kernels with the same launch configuration, share their row.
+TEST(Loader, EqualShapesAndKernelDetailsShareOneRow) {
+  const auto op = [](int ts, const char* dims) {
+    return std::string(R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )") +
+           std::to_string(ts) + R"(, "dur": 1, "args": {"Input Dims": )" + dims + R"(, "Input type": ["float", "float"]}})";
+  };
+  const auto kernel = [](int ts, int grid) {
+    return std::string(R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )") + std::to_string(ts) +
+           R"(, "dur": 1, "args": {"device": 0, "stream": 7, "grid": [)" + std::to_string(grid) +
+           R"(, 1, 1], "block": [128, 1, 1], "registers per thread": 32}})";
+  };
+  TempDir dir;
+  const Trace t = load_text(dir, trace_json({op(10, "[[4, 8], [8, 2]]"), op(20, "[[4, 8], [8, 2]]"), op(30, "[[2, 8], [8, 2]]"),
+                                          op(40, "[[4, 8], [8, 2]]"), kernel(11, 64), kernel(21, 64), kernel(31, 32)}));
+  std::vector<EventId> ops, kernels;
+  for (EventId e = 0; e < t.size(); ++e) (t.kind[e] == EventKind::CpuOp ? ops : kernels).push_back(e);
+  ASSERT_EQ(ops.size(), 4u);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(t.op_shapes.size(), 2u);
+  EXPECT_EQ(t.detail[ops[0]], t.detail[ops[1]]);
+  EXPECT_EQ(t.detail[ops[0]], t.detail[ops[3]]);
+  EXPECT_NE(t.detail[ops[0]], t.detail[ops[2]]);
+  EXPECT_EQ(t.names.view(t.op_shapes[t.detail[ops[2]]].input_dims), "[[2, 8], [8, 2]]");
+  EXPECT_EQ(t.gpu_detail.size(), 2u);
+  EXPECT_EQ(t.detail[kernels[0]], t.detail[kernels[1]]);
+  EXPECT_EQ(t.gpu_detail[t.detail[kernels[2]]].grid[0], 32);
+  EXPECT_EQ(t.gpu_detail[t.detail[kernels[0]]].registers, 32);
+}
+
+// Many distinct rows: the table grows and every row keeps its own index, equal rows the first one's.
+TEST(Loader, DistinctRowsKeepEveryRowThroughGrowth) {
+  DistinctRows<OpShapes> index;
+  std::vector<OpShapes> table;
+  for (uint32_t round = 0; round < 2; ++round)
+    for (uint32_t k = 0; k < 5000; ++k) {
+      const OpShapes s{k, k % 7, kNoName, k / 3};
+      EXPECT_EQ(index.intern(s, table), k);
+    }
+  EXPECT_EQ(table.size(), 5000u);
+  EXPECT_EQ(table[4321].input_dims, 4321u);
 }
 
 }  // namespace

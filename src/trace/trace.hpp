@@ -161,8 +161,8 @@ struct Trace {
   std::vector<EventId> op_link;
   std::vector<uint32_t> detail;      // index into gpu_detail (GPU activity), op_shapes (ops) or memory (instants)
 
-  std::vector<GpuDetail> gpu_detail;
-  std::vector<OpShapes> op_shapes;
+  std::vector<GpuDetail> gpu_detail;  // each distinct row once: events with the same one share it (distinct_rows.hpp)
+  std::vector<OpShapes> op_shapes;    // each distinct row once, as gpu_detail
   std::vector<NameId> sync_kind;     // per Sync event in order of `detail`: cuda_sync_kind
   std::vector<CommArgs> comm_args;   // record_param_comms ops with parameters, ascending by event
   std::vector<MemoryRecord> memory;  // per instant event with allocator args, in event order

@@ -195,12 +195,10 @@ void TraceBuilder::add_event(const ParsedEvent& e) {
   t.external_id.push_back(e.external_id);
   uint32_t detail = UINT32_MAX;
   if (is_gpu_activity(kind)) {
-    detail = static_cast<uint32_t>(t.gpu_detail.size());
-    t.gpu_detail.push_back(e.gpu);
+    detail = gpu_details_.intern(e.gpu, t.gpu_detail);
   } else if (kind == EventKind::CpuOp || kind == EventKind::UserAnnotation) {
     if (e.shapes.input_dims != kNoName || e.shapes.input_type != kNoName) {
-      detail = static_cast<uint32_t>(t.op_shapes.size());
-      t.op_shapes.push_back(e.shapes);
+      detail = op_shapes_.intern(e.shapes, t.op_shapes);
     }
   } else if (kind == EventKind::Sync) {
     detail = static_cast<uint32_t>(t.sync_kind.size());

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "trace/distinct_rows.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
@@ -99,6 +100,8 @@ class TraceBuilder {
   std::unordered_map<uint64_t, NameId> thread_names_;  // (pid, tid) → name
   std::unordered_map<NameId, NameId> process_labels_;  // pid → "CPU" / "GPU 0"
   std::unordered_set<NameId> metadata_pids_;
+  DistinctRows<OpShapes> op_shapes_;                   // each distinct row once (distinct_rows.hpp)
+  DistinctRows<GpuDetail> gpu_details_;
   std::vector<std::pair<int64_t, char>> flow_ends_;    // (id, ph) for the flow stats
   std::unordered_map<uint64_t, std::vector<ParsedEvent>> open_durations_;  // (pid, tid) → its open "B"s
   size_t open_count_ = 0;                                                   // in open_durations_, all threads

@@ -146,19 +146,31 @@ RooflineFacts roofline(const Trace& t, const std::vector<KernelRow>& kernels, co
   RooflineFacts out;
   out.devices = resolve_devices(t, measured);
 
-  // The kernels each op call launched, by the op's entry in op_shapes: only ops with recorded
-  // shapes are modelled below (a node per op call in a hash map was most of this pass's time).
-  std::vector<OpKernels> per_op(t.op_shapes.size());
-  auto kernels_of = [&](EventId op) -> OpKernels& { return per_op[t.detail[op]]; };
+  // The kernels each op call launched: only ops with recorded shapes are modelled below. One entry
+  // per linked kernel, sorted by op, then summed in place (a node per op call in a hash map was most
+  // of this pass's time; op calls share their shapes' entry in op_shapes, so that is no index).
+  std::vector<std::pair<EventId, OpKernels>> per_op;
   for (const KernelRow& row : kernels)
     for (EventId e : row.events) {
       const EventId op = t.op_link[e];
       if (op == kNoEvent || t.detail[op] == UINT32_MAX) continue;
       if (t.kind[op] != EventKind::CpuOp && t.kind[op] != EventKind::UserAnnotation) continue;
-      OpKernels& k = kernels_of(op);
-      ++k.count;
-      k.ns += t.dur_ns[e];
+      per_op.push_back({op, {1, t.dur_ns[e]}});
     }
+  std::sort(per_op.begin(), per_op.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t kept = 0;
+  for (size_t i = 0; i < per_op.size(); ++i) {
+    if (kept > 0 && per_op[kept - 1].first == per_op[i].first) {
+      ++per_op[kept - 1].second.count;
+      per_op[kept - 1].second.ns += per_op[i].second.ns;
+    } else {
+      per_op[kept++] = per_op[i];
+    }
+  }
+  per_op.resize(kept);
+  auto kernels_of = [&](EventId op) -> const OpKernels& {
+    return std::lower_bound(per_op.begin(), per_op.end(), op, [](const auto& p, EventId x) { return p.first < x; })->second;
+  };
   OpModelCache models(t);
 
   for (const KernelRow& row : kernels) {
