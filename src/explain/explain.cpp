@@ -177,6 +177,7 @@ std::vector<Finding> explain(const Trace& t, const Facts& f) {
   std::stable_sort(out.begin(), out.end(), [&f](const Finding& a, const Finding& b) {
     if (a.about_the_trace != b.about_the_trace) return a.about_the_trace;
     if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.context_only != b.context_only) return b.context_only;
     return recoverable_share(a, f) > recoverable_share(b, f);
   });
   return out;

@@ -93,6 +93,12 @@ struct Finding {
   // cost: every other finding is read through it, so explain() ranks it first and does not cap
   // its severity by cost.
   bool about_the_trace = false;
+  // A measurement that explains other findings (how long queued work waits to start) or another
+  // resource (the memory a step needs), with no time of its own to give back: explain() ranks it
+  // after the findings of its severity that name a cause of the time, whatever
+  // their recoverable time (a fused optimizer or TF32 whose replay gains nothing on a CPU-bound step
+  // is still the next thing to try; the measurement is not).
+  bool context_only = false;
   // The time fixing it would give back (recoverable), and how the rule measured it ("the GPU idle
   // time after the syncs", not the wait when the GPU stayed busy). explain() states it as the
   // `recoverable_us` evidence and orders findings of equal severity by its share of the basis.

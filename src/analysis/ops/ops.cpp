@@ -108,10 +108,11 @@ std::vector<OpRow> op_table(const Trace& t) {
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
   // Children counts double as the live counts of the merging below (a node's count changes only
   // after its own turn); the merging asks only whether a count is one, so they saturate at two
-  // and take a byte. Arrays of the node count hold this pass's memory: the lists go once copied.
-  constexpr uint8_t kManyChildren = 2;
+  // and share a byte with the bit that marks a node merged into its parent's chain. Arrays of the
+  // node count hold this pass's memory: the lists go once copied.
+  constexpr uint8_t kManyChildren = 2, kCountBits = 0x03, kMerged = 0x80;
   std::vector<EventId> nodes;
-  std::vector<int32_t> parent, rep;
+  std::vector<int32_t> parent;
   std::vector<uint8_t> live_children;
   size_t node_count = 0;
   for (const auto& list : per_track) node_count += list.size();
@@ -142,28 +143,40 @@ std::vector<OpRow> op_table(const Trace& t) {
   }
   const size_t n = nodes.size();
   // Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that node's own
-  // device time: taken now, so the event → node map is gone before the arrays below exist.
+  // device time. The linked ops are few against the events: their sums in a list sorted by op, and
+  // a bit per event that says which to look up (a node index per event was a fifth of this pass's
+  // peak memory).
   std::vector<int64_t> device(n, 0);
   {
-    std::vector<int32_t> node_of_event(t.size(), -1);
-    for (size_t i = 0; i < n; ++i) node_of_event[nodes[i]] = static_cast<int32_t>(i);
+    std::vector<std::pair<EventId, int64_t>> linked;
+    std::vector<bool> has_linked(t.size(), false);
     for (EventId e = 0; e < t.size(); ++e) {
       if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
-      const int32_t i = node_of_event[t.op_link[e]];
-      if (i >= 0) device[i] += t.dur_ns[e];
+      linked.emplace_back(t.op_link[e], t.dur_ns[e]);
+      has_linked[t.op_link[e]] = true;
+    }
+    std::sort(linked.begin(), linked.end());
+    for (size_t i = 0; i < n; ++i) {
+      if (!has_linked[nodes[i]]) continue;
+      auto it = std::lower_bound(linked.begin(), linked.end(), std::pair<EventId, int64_t>{nodes[i], INT64_MIN});
+      for (; it != linked.end() && it->first == nodes[i]; ++it) device[i] += it->second;
     }
   }
-  rep.resize(n);
+  // Each node's head (itself, or the head of the chain it merged into), without an array of its
+  // own: a merged node's head is its parent's head, so parent[i] becomes the parent's head (all
+  // that is read of it from here on) and kMerged says which nodes are not heads.
+  auto is_head = [&](size_t i) { return (live_children[i] & kMerged) == 0; };
+  auto head_of = [&](size_t i) { return is_head(i) ? static_cast<int32_t>(i) : parent[i]; };
   for (size_t i = 0; i < n; ++i) {
-    rep[i] = static_cast<int32_t>(i);
     if (parent[i] < 0) continue;
-    const int32_t p = rep[parent[i]];
-    if (t.name[nodes[i]] == t.name[nodes[p]] && live_children[p] == 1) {
-      rep[i] = p;
-      live_children[p] = live_children[i];  // i's own count: unchanged until its turn
+    const int32_t p = head_of(static_cast<size_t>(parent[i]));
+    parent[i] = p;
+    if (t.name[nodes[i]] == t.name[nodes[p]] && (live_children[p] & kCountBits) == 1) {
+      live_children[i] |= kMerged;
+      // i's own count: unchanged until its turn
+      live_children[p] = static_cast<uint8_t>((live_children[p] & ~kCountBits) | (live_children[i] & kCountBits));
     }
   }
-  std::vector<uint8_t>().swap(live_children);
   // 3. Rows, summed per name id first (a name repeats over millions of events), then per row key
   // (ProfilerStep#N names share one). A chain's self CPU time is its head's duration less its
   // children's: added and subtracted straight into the sums, which is all the rows need of it.
@@ -171,7 +184,6 @@ std::vector<OpRow> op_table(const Trace& t) {
     uint64_t calls = 0;
     int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
   };
-  auto is_head = [&](size_t i) { return rep[i] == static_cast<int32_t>(i); };
   const size_t no_name = t.names.size();  // Trace::name_slot's entry for events without a name
   std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
   for (size_t i = 0; i < n; ++i) {
@@ -181,7 +193,7 @@ std::vector<OpRow> op_table(const Trace& t) {
     ++r.calls;
     r.self_cpu_ns += dur;
     r.cpu_total_ns += dur;
-    if (parent[i] >= 0) host_sums[t.name_slot(nodes[rep[parent[i]]])].self_cpu_ns -= dur;
+    if (parent[i] >= 0) host_sums[t.name_slot(nodes[parent[i]])].self_cpu_ns -= dur;
   }
 
   // 4. Device time (its per-node sums were taken in step 2). A merged chain keeps the kernels of
@@ -192,7 +204,7 @@ std::vector<OpRow> op_table(const Trace& t) {
   // before it joins its parent.
   for (size_t i = 0; i < n; ++i) {
     if (is_head(i)) continue;
-    device[rep[i]] = device[i];
+    device[parent[i]] = device[i];  // its head
     device[i] = 0;
   }
   for (size_t i = 0; i < n; ++i)
@@ -200,7 +212,7 @@ std::vector<OpRow> op_table(const Trace& t) {
   for (size_t i = n; i-- > 0;) {
     if (!is_head(i)) continue;
     host_sums[t.name_slot(nodes[i])].device_total_ns += device[i];
-    if (parent[i] >= 0) device[rep[parent[i]]] += device[i];
+    if (parent[i] >= 0) device[parent[i]] += device[i];
   }
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];

@@ -107,6 +107,7 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
                       (sync_wait_found ? " (see sync_wait)." : ".")};
   x.impact_ns = 0;
   x.impact_what = "a measurement of the queue, not a saving: overhead_bound and dependency_wait measure the idle time";
+  x.context_only = true;
   out.push_back(std::move(x));
 }
 

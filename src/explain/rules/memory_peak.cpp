@@ -141,6 +141,7 @@ void rule_memory_peak(const Trace& t, const Facts& f, std::vector<Finding>& out)
     if (d.live_at_peak[i].op != kNoEvent) x.events.push_back({d.live_at_peak[i].op, i == 0 ? "largest live allocation" : "live allocation"});
   if (d.peak_event != kNoEvent) add_mark(x.highlights, d.peak_event);
   x.impact_what = "memory, not time: what it gives back is bytes (the evidence says how many)";
+  x.context_only = true;  // what the step needs in memory, not what slows it
   out.push_back(std::move(x));
 }
 

@@ -32,9 +32,8 @@ constexpr size_t kStepCategoriesNamed = 3;
 // A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them;
 // nor one whose replay with the launches captured gains nothing (graph_capture_gain.hpp): its CPU
 // time is not in the launches (a sleep, a wait, work that launches nothing).
-std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch) {
-  const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
-                              "CPU can run ahead and queue the next step.";
+std::vector<std::string> overhead_advice_for(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch,
+                                             const std::string& no_sync) {
   switch (top) {
     case CpuCategory::DataLoading:
       return {"The input pipeline sets the pace, not launch overhead: see the data_loading finding (DataLoader "
@@ -68,6 +67,19 @@ std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, b
                                 "then cudaGraphLaunch) replays a whole step with one launch.",
               no_sync};
   }
+}
+
+// Advice to remove the step's synchronizations only where they cost something: their wait, or the
+// GPU's idle time after them, at least 1 % of the step (the floor under which no finding warns).
+constexpr double kSyncAdviceShare = 0.01;
+
+std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch,
+                                         bool syncs_cost) {
+  const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
+                              "CPU can run ahead and queue the next step.";
+  std::vector<std::string> advice = overhead_advice_for(top, replays_graphs, graphs_gain, from_torch, no_sync);
+  if (!syncs_cost && top != CpuCategory::SyncWait) std::erase(advice, no_sync);
+  return advice;
 }
 
 // Matrix work already in 16 bits or fewer for at least this share of the matrix kernels' time
@@ -295,8 +307,9 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   const bool plain_replayed = std::any_of(f.graph.what_if.begin(), f.graph.what_if.end(), [](const WhatIf& w) {
     return w.edit == "cuda-graphs" && w.param.empty() && w.per_step;
   });
+  const double sync_cost = std::max(static_cast<double>(wait) / static_cast<double>(step), scope.share(IdleCause::Sync));
   x.try_next = overhead_advice(top, f.compile.graph_launches > 0, !plain_replayed || graph_capture_gain(f) != nullptr,
-                               f.recording.from_torch);
+                               f.recording.from_torch, sync_cost >= kSyncAdviceShare);
   const bool launch_side = top == CpuCategory::Dispatch || top == CpuCategory::Launch || top == CpuCategory::Python ||
                            top == CpuCategory::Other;
   if (loop) {
