@@ -144,8 +144,8 @@ std::vector<OpRow> op_table(const Trace& t) {
   const size_t n = nodes.size();
   // Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that node's own
   // device time. The linked ops are few against the events: their sums in a list sorted by op, and
-  // a bit per event that says which to look up (a node index per event was a fifth of this pass's
-  // peak memory).
+  // a bit per event that says which to look up (a node index per event, 4 bytes each, took 5 MB on
+  // the bench's 542 MB trace).
   std::vector<int64_t> device(n, 0);
   {
     std::vector<std::pair<EventId, int64_t>> linked;
