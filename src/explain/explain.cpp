@@ -36,9 +36,11 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
       return "";
     case FindingId::cold_start: return "one-off";
     case FindingId::overhead_bound:
-      // The GPU waiting on Gloo's collectives (step_bound.cpp): not the launches, not graphs' fix.
+      // The GPU waiting on Gloo's collectives, or on one op of the user's that holds the host's time
+      // (step_bound.cpp): not the launches, not graphs' fix; the rule's own estimate (the GPU's wait
+      // for the CPU) stands until an edit models moving that work.
       for (const Evidence& e : x.evidence)
-        if (e.key == "host_comm_exposed_us") return "";
+        if (e.key == "host_comm_exposed_us" || e.key == "host_op_us") return "";
       return "cuda-graphs";
     case FindingId::cuda_graphs_not_replayed: return "cuda-graphs";
     case FindingId::sync_wait:

@@ -289,8 +289,18 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   }
   // Waiting for the DataLoader is data_loading's finding, with its own numbers: this one points there.
   x.severity = scope.launch >= kBoundWarningShare && top != CpuCategory::DataLoading ? Severity::Warning : Severity::Info;
-  x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
-                        human_percent(scope.launch), span);
+  // One op of the user's holding most of the host's time on every call (its fix comes first below),
+  // or the DataLoader: the title names what the CPU does, not launches it is not making.
+  const HostOp op = dominant_host_op(t, f, scope);
+  if (op.found())
+    x.title = fmt::format("{}he GPU waits for the CPU {} of {}: {} of the step in {}", scope.mixed ? "Mixed, mostly: t" : "T",
+                          human_percent(scope.launch), span, human_percent(op.share), t.names.view(op.name));
+  else if (top == CpuCategory::DataLoading)
+    x.title = fmt::format("{}he GPU waits for the CPU {} of {}; the CPU's largest share is the DataLoader's (data_loading)",
+                          scope.mixed ? "Mixed, mostly: t" : "T", human_percent(scope.launch), span);
+  else
+    x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
+                          human_percent(scope.launch), span);
   std::string where;
   for (size_t i = 0; i < std::min(kStepCategoriesNamed, categories.size()); ++i)
     where += fmt::format("{}{} {}", i == 0 ? "" : i + 1 == std::min(kStepCategoriesNamed, categories.size()) ? " and " : ", ",
@@ -325,8 +335,6 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     if (is_decode(*scope.loop) && launch_side && f.compile.compiled_regions == 0 && f.compile.graph_launches == 0)
       x.try_next.front() = decode_advice();
   }
-  // One op of the user's holding most of the host's time on every call: name it, its fix first.
-  const HostOp op = dominant_host_op(t, f, scope);
   if (op.found()) {
     x.detail += host_op_words(t, f, scope, op);
     x.try_next.insert(x.try_next.begin(), host_op_advice(t, scope, op));
