@@ -88,9 +88,17 @@ TEST(Loops, HeadLoopIsSixteenIterations) {
 
 // Steps that do not repeat get no loop: every torch fixture, the attention fixtures, and the
 // module-annotated transformer (its head loop is inside a module, not the step's top level).
+// The first_minutes traces (with_stack): each step's record_function blocks (forward, backward,
+// optimizer; cpu_conv_train's data first) are entered through the same profiler.py __init__ /
+// __enter__ / __exit__ frames, and each block starts inside __enter__'s span. Found by time, the
+// blocks were skipped as __enter__'s descendants and the step read as three (four) iterations of
+// [__init__, __enter__, __exit__]; found by nesting, they are different blocks.
 TEST(Loops, NoneWhereStepsDoNotRepeat) {
+  const std::string first_minutes = std::string(WHYSLOW_FIXTURES) + "/first_minutes/";
   std::vector<std::string> paths = {blocks_fixture("attention_eager.json.gz"), blocks_fixture("attention_sdpa.json.gz"),
-                                    blocks_fixture("blocks_modules_stack.json.gz")};
+                                    blocks_fixture("blocks_modules_stack.json.gz"), first_minutes + "cpu_train.json.gz",
+                                    first_minutes + "gpu_train_cpu_activity.json.gz",
+                                    first_minutes + "holdout/cpu_conv_train.json.gz"};
   for (const auto& entry : std::filesystem::directory_iterator(std::string(WHYSLOW_FIXTURES) + "/torch"))
     if (entry.path().string().ends_with(".json.gz") && entry.path().filename() != "mlp_dataloader_cpu.json.gz")
       paths.push_back(entry.path().string());

@@ -32,6 +32,7 @@
 // candidate's gaps are its own positions, and sequence comparisons hash each iteration once).
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -73,33 +74,48 @@ constexpr size_t kMinMatching = 2;
 // follows, a few small ops repeated next to one long one).
 constexpr double kMinLoopShare = 0.5;
 
-std::vector<EventId> children(const Trace& t, EventId parent) {
-  const std::vector<EventId>& ev = t.tracks[t.track[parent]].events;
-  // From just after the parent itself (the track is in nests_before order): events sharing its
-  // start before it are not its children, and N identical events nested in a chain made scanning
-  // them at every level quadratic.
-  auto it = std::upper_bound(ev.begin(), ev.end(), parent, [&](EventId a, EventId b) { return t.nests_before(a, b); });
-  std::vector<EventId> out;
-  const int64_t end = t.end_ns(parent);
-  while (it != ev.end() && t.start_ns[*it] <= end) {
-    if (t.parent[*it] != parent || t.kind[*it] == EventKind::Instant) {
-      ++it;
-      continue;
+// The events nested under `root` on its track, in the track's order, with the position just past
+// each one's own descendants. Nesting closes an event at the first event it does not enclose, so an
+// event's descendants are the run right after it; its children are found by hopping from one to the
+// position past its descendants, a sibling that starts inside the one before it included (a
+// record_function block entered inside profiler.py's __enter__ frame: marcalph/kernelforge's
+// transformer trace, where searching by time skipped it). One pass over the run, kept for every
+// level below `root`: a chain of N single children stays linear.
+class Subtree {
+ public:
+  Subtree(const Trace& t, EventId root) {
+    const std::vector<EventId>& ev = t.tracks[t.track[root]].events;
+    const auto at = std::lower_bound(ev.begin(), ev.end(), root, [&](EventId a, EventId b) { return t.nests_before(a, b); });
+    std::vector<uint32_t> open;  // positions in run_ of the events whose descendants are being read
+    for (auto it = at; it != ev.end(); ++it) {
+      if (*it != root && t.kind[*it] == EventKind::Instant) continue;  // instants are never nested
+      while (!open.empty() && run_[open.back()] != t.parent[*it]) {
+        next_[open.back()] = static_cast<uint32_t>(run_.size());
+        open.pop_back();
+      }
+      if (open.empty() && !run_.empty()) break;  // past root's descendants
+      open.push_back(static_cast<uint32_t>(run_.size()));
+      run_.push_back(*it);
+      next_.push_back(0);
     }
-    out.push_back(*it);
-    // Past the child's descendants in one search: a chain of single children stays linear.
-    it = std::lower_bound(it + 1, ev.end(), t.end_ns(*it), [&](EventId e, int64_t ts) { return t.start_ns[e] < ts; });
+    for (uint32_t k : open) next_[k] = static_cast<uint32_t>(run_.size());
   }
-  return out;
-}
 
-EventId longest_of(const Trace& t, const std::vector<EventId>& events) {
-  return *std::max_element(events.begin(), events.end(), [&](EventId a, EventId b) { return t.dur_ns[a] < t.dur_ns[b]; });
-}
+  EventId event(uint32_t k) const { return run_[k]; }
+  // The positions of the children of the event at position k (the root is at 0).
+  std::vector<uint32_t> children(uint32_t k) const {
+    std::vector<uint32_t> out;
+    for (uint32_t i = k + 1; i < next_[k]; i = next_[i]) out.push_back(i);
+    return out;
+  }
 
-// Events `parent` immediately encloses; kNoEvent: the thread's top-level events.
-std::vector<EventId> children_of(const Trace& t, EventId parent, TrackId thread) {
-  if (parent != kNoEvent) return children(t, parent);
+ private:
+  std::vector<EventId> run_;
+  std::vector<uint32_t> next_;
+};
+
+// The thread's top-level events.
+std::vector<EventId> top_level_events(const Trace& t, TrackId thread) {
   std::vector<EventId> out;
   for (EventId e : t.tracks[thread].events)
     if (t.parent[e] == kNoEvent && t.kind[e] != EventKind::Instant) out.push_back(e);
@@ -118,16 +134,39 @@ int64_t span_of(const Trace& t, EventId block, const std::vector<EventId>& kids)
 // trace's main thread (block kNoEvent).
 std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step, TrackId thread) {
   EventId block = step;
-  std::vector<EventId> kids = children_of(t, block, thread);
+  std::vector<EventId> kids = step == kNoEvent ? top_level_events(t, thread) : std::vector<EventId>{};
+  // The nesting under the step, or under the stepless thread's longest top-level event once the
+  // search descends into it; positions of the children in it.
+  std::optional<Subtree> below;
+  std::vector<uint32_t> at;
+  const auto children_in = [&](uint32_t k) {
+    at = below->children(k);
+    std::vector<EventId> out;
+    for (uint32_t i : at) out.push_back(below->event(i));
+    return out;
+  };
+  if (step != kNoEvent) {
+    below.emplace(t, step);
+    kids = children_in(0);
+  }
   while (!kids.empty()) {
-    const EventId longest = longest_of(t, kids);
+    const size_t longest = static_cast<size_t>(
+        std::max_element(kids.begin(), kids.end(), [&](EventId a, EventId b) { return t.dur_ns[a] < t.dur_ns[b]; }) -
+        kids.begin());
     // A child of no duration fills nothing: nothing below it can split the block's time.
-    if (t.dur_ns[longest] <= 0 ||
-        static_cast<double>(t.dur_ns[longest]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids)))
+    if (t.dur_ns[kids[longest]] <= 0 ||
+        static_cast<double>(t.dur_ns[kids[longest]]) < kSingleChildShare * static_cast<double>(span_of(t, block, kids)))
       break;
-    std::vector<EventId> next = children(t, longest);
+    uint32_t k = 0;
+    if (below) {
+      k = at[longest];
+    } else {
+      below.emplace(t, kids[longest]);
+    }
+    const EventId next_block = kids[longest];
+    std::vector<EventId> next = children_in(k);
     if (next.empty()) break;
-    block = longest;
+    block = next_block;
     kids = std::move(next);
   }
   return {block, std::move(kids)};
@@ -261,7 +300,7 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
     if (!found) continue;
     const EventId last_event = kids[found->spans.back().second];
     const int64_t span = t.end_ns(last_event) - t.start_ns[kids[found->spans.front().first]];
-    const int64_t scope_ns = stepless ? span_of(t, kNoEvent, children_of(t, kNoEvent, thread))
+    const int64_t scope_ns = stepless ? span_of(t, kNoEvent, top_level_events(t, thread))
                                       : steps[s].end_ns - steps[s].start_ns;
     if (static_cast<double>(span) < kMinLoopShare * static_cast<double>(scope_ns) ||
         static_cast<double>(found->covered()) < kMinLoopShare * static_cast<double>(kids.size()))
