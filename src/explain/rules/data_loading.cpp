@@ -55,8 +55,15 @@ void rule_data_loading(const Trace& t, const Facts& f, std::vector<Finding>& out
   x.evidence = {us("data_loading_us", loading), us("step_us", step), percent("data_loading_pct", share),
                 us("gpu_idle_during_us", idle)};
   if (longest != kNoEvent) x.events.push_back({longest, "longest DataLoader fetch"});
-  x.try_next = {"Load in worker processes: DataLoader(num_workers=N) with N up to the CPU cores you can spare, "
-                "and persistent_workers=True so they survive between epochs.",
+  // A DataLoader that already loads in worker processes (its iterator is the multi-process one)
+  // waits for workers that cannot keep up: advising workers would be advice it already follows.
+  const bool has_workers = longest != kNoEvent && t.name_of(longest).find("_MultiProcessingDataLoaderIter") != std::string_view::npos;
+  x.try_next = {has_workers
+                    ? "The DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter) and the loop "
+                      "still waits: the workers cannot keep up. Raise num_workers while CPU cores are idle, make each "
+                      "sample cheaper to load and transform, and keep persistent_workers=True."
+                    : "Load in worker processes: DataLoader(num_workers=N) with N up to the CPU cores you can spare, "
+                      "and persistent_workers=True so they survive between epochs.",
                 "pin_memory=True and .to(device, non_blocking=True), so the copy to the GPU overlaps the step.",
                 "Prefetch more batches (prefetch_factor) when the loading time varies from batch to batch.",
                 "Move heavy transforms to the GPU (decode and augment batched tensors there), or do them once "
