@@ -39,7 +39,7 @@ enum class IdleCause : uint8_t {
   Prefix,      // the CPU's part of the gap that opens the window: CPU work before the GPU's first work
   Launch,      // the CPU's part of a later gap: the next work was not launched yet (overhead)
   Sync,        // the same, after the launching thread sat in a host sync that ended in the gap
-  Scheduling,  // the GPU's part, ≤ kQueuedGapNs: queued work's own latency to start
+  Scheduling,  // the GPU's part, ≤ kQueueLatencyNs: queued work's own latency to start
   Dependency,  // the GPU's part, longer: queued work held back (another stream, an event, a host function)
   Backlog,     // the GPU's part before the trace's first GPU work: busy with work the trace does not show
   Tail,        // after the window's last GPU work
@@ -128,6 +128,13 @@ struct AnnotationRow {
 };
 
 // ---- launches: CPU → GPU queue ----
+// Queued work that starts within 50 µs is the GPU's own latency from queue to start (a launch's
+// 2–10 µs on H100/H200 plus the driver, up to ~20 µs between graph nodes on MI300X): a GPU running
+// its queue back to back. Longer, the work waited for something that is not its stream's queue. One
+// line for every pass and rule that tells a queue from a wait: the launch delays (launches.cpp), the
+// idle split's Scheduling (idle_gaps.cpp), lazy submission (lazy_submission.hpp), launch_queue.
+inline constexpr int64_t kQueueLatencyNs = 50'000;
+
 struct LaunchFacts {
   uint64_t launches = 0;       // host API calls linked to GPU activity
   uint64_t linked = 0;         // GPU activities with a resolved launch
@@ -136,7 +143,7 @@ struct LaunchFacts {
   std::vector<int64_t> delays_ns;  // sorted
   EventId max_delay_kernel = kNoEvent;
   int64_t max_delay_ns = 0;
-  // Work that sat queued ≥ kQueuedDelayNs (launches.cpp), and of it the work whose wait the GPU
+  // Work that sat queued ≥ kQueueLatencyNs (launches.cpp), and of it the work whose wait the GPU
   // spent mostly idle (no work on any stream, in gaps over 50 µs, from the trace's first GPU work
   // on, for over half the delay): held back, not a backlog.
   uint64_t queued = 0, held = 0;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdint>
+
+#include "trace/name_memo.hpp"
 
 namespace whyslow {
 
@@ -31,15 +32,12 @@ std::vector<EventId> profiler_steps(const Trace& t) {
   // steps made 2,000 windows each holding the rest (quadratic time, 3.5 GB). One pass per track,
   // parents before children: whether an event is a step or inside one follows from its parent.
   std::vector<bool> covered(t.size());
-  // Whether each name is a step's, tested once per name (0 / 1; -1 not yet): testing it per event
+  // Whether each name is a step's, tested once per name (name_memo.hpp): testing it per event
   // looked the name up in the pool a million times on a 542 MB trace (1 % of explain's CPU).
-  std::vector<int8_t> step_name(t.names.size() + 1, -1);
+  NameMemo<bool, bool (*)(std::string_view)> step_name(t, is_profiler_step_name);
   const auto is_step = [&](EventId e) {
     const EventKind k = t.kind[e];
-    if (k != EventKind::UserAnnotation && k != EventKind::CpuOp) return false;
-    int8_t& known = step_name[t.name_slot(e)];
-    if (known < 0) known = is_profiler_step_name(t.name_of(e));
-    return known == 1;
+    return (k == EventKind::UserAnnotation || k == EventKind::CpuOp) && step_name.of(e);
   };
   for (const Track& tr : t.tracks) {
     if (tr.kind != TrackKind::Cpu) continue;

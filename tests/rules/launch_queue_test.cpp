@@ -21,7 +21,7 @@ const Case kCases[] = {
     // kMinLaunches = 3
     {"two_launches_are_silent", {100'000, 100'000}, kSilent},
     {"three_launches_fire", {100'000, 100'000, 100'000}, kFires},
-    // kVisibleLagNs = 50 µs, for the longest delay
+    // kQueueLatencyNs = 50 µs, for the longest delay
     {"longest_delay_49_999_ns_is_silent", {5'000, 10'000, 49'999}, kSilent},
     {"longest_delay_50_us_fires", {5'000, 10'000, 50'000}, kFires},
     {"one_long_delay_among_short_ones_fires", {5'000, 5'000, 5'000, 5'000, 2'000'000}, kFires},

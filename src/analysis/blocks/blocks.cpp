@@ -34,7 +34,7 @@
 
 #include "analysis/blocks/block_groups.hpp"
 #include "analysis/blocks/code_origin.hpp"
-#include "analysis/core/name_memo.hpp"
+#include "trace/name_memo.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/event_names.hpp"
 #include "analysis/passes.hpp"

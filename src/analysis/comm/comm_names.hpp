@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "analysis/core/name_memo.hpp"
+#include "trace/name_memo.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "analysis/core/event_names.hpp"
-#include "analysis/core/name_memo.hpp"
+#include "trace/name_memo.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"

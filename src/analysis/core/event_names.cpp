@@ -47,6 +47,8 @@ bool is_data_loader_span(std::string_view n) {
   return n.starts_with("enumerate(DataLoader)#") || n.starts_with("enumerate(DataPipe)#");
 }
 
+bool loads_in_workers(std::string_view n) { return n.find("_MultiProcessingDataLoaderIter") != std::string_view::npos; }
+
 namespace {
 constexpr std::string_view kGlooPrefix = "gloo:";
 }  // namespace

@@ -38,6 +38,9 @@ bool is_record_function_name(std::string_view name);
 // node ("MmBackward0", the ops it runs are inside one of them).
 bool is_backward_event_name(std::string_view name);
 bool is_data_loader_span(std::string_view name);
+// A DataLoader span of the multi-process iterator ("…#_MultiProcessingDataLoaderIter.__next__"): the
+// loader already loads in worker processes, and the trace does not say how many.
+bool loads_in_workers(std::string_view name);
 // A collective that runs on the host: Gloo's `gloo:<collective>` annotation, on its worker thread
 // from when this rank joins until every rank has (analysis/ranks/host_collectives.hpp).
 bool is_host_collective(std::string_view name);

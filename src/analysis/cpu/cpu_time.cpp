@@ -28,7 +28,7 @@
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/core/innermost_sweep.hpp"
-#include "analysis/core/name_memo.hpp"
+#include "trace/name_memo.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"

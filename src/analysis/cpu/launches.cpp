@@ -10,12 +10,8 @@
 namespace whyslow {
 namespace {
 
-// A delay under 50 µs is the launch path's own latency (the call plus the driver, ~5–20 µs), not a
-// queue (launch_queue.cpp's kVisibleLagNs, idle_gaps.cpp's kQueuedGapNs: the same 50 µs).
-constexpr int64_t kQueuedDelayNs = 50'000;
-
 // The GPU's busy time (gpu_busy_intervals: all streams merged) as runs with the busy time before
-// each. A gap of up to kQueuedDelayNs between two pieces of work counts as busy: the GPU's own
+// each. A gap of up to kQueueLatencyNs (facts.hpp) between two pieces of work counts as busy: the GPU's own
 // latency from one queued piece to the next (a graph's nodes on MI300X start up to ~20 µs apart),
 // not held work.
 struct BusyRuns {
@@ -23,7 +19,7 @@ struct BusyRuns {
   explicit BusyRuns(const std::vector<Interval>& busy) {
     int64_t total = 0;
     for (const auto& [a, b] : busy) {
-      if (!end.empty() && a <= end.back() + kQueuedDelayNs) {
+      if (!end.empty() && a <= end.back() + kQueueLatencyNs) {
         if (b > end.back()) total += b - end.back(), end.back() = b;
         continue;
       }
@@ -63,8 +59,8 @@ LaunchFacts launch_queue(const Trace& t, const std::vector<Interval>& gpu_busy) 
     const int64_t shown_from = std::max(t.start_ns[host], busy.first());
     const int64_t shown = shown_from < t.start_ns[e] ? t.start_ns[e] - shown_from : 0;
     const int64_t idle = shown - (busy.until(t.start_ns[e]) - busy.until(t.start_ns[host]));
-    const bool held = delay >= kQueuedDelayNs && 2 * idle > delay;
-    f.queued += delay >= kQueuedDelayNs;
+    const bool held = delay >= kQueueLatencyNs && 2 * idle > delay;
+    f.queued += delay >= kQueueLatencyNs;
     f.held += held;
     if (f.max_delay_kernel == kNoEvent || delay > f.max_delay_ns) {
       f.max_delay_ns = delay;

@@ -14,14 +14,14 @@
 //    else at the call's end. No launch call in the trace: `Unlinked`.
 //    Lazy submission (lazy_submission.hpp, the rule the dependency graph's `Submit` edge reads
 //    too): in a trace with no evidence of a dependency (GpuIdle::dependency_evidence), work still
-//    queued more than kLazyQueuedNs before it starts, that starts within kSubmittedByWaitNs after a
+//    queued more than kQueueLatencyNs before it starts, that starts within kSubmittedByWaitNs after a
 //    host-blocking call on its launching thread began (a sync, a blocking copy) inside a gap longer
-//    than kLazyQueuedNs, was sent by that wait: it was queued at that call's start
+//    than kQueueLatencyNs, was sent by that wait: it was queued at that call's start
 //    (GpuIdle::submitted_at_wait).
 // 4. The part of the gap before that is the CPU's: `Prefix` when the gap opens the window, else
 //    `Sync` when a host-blocking call on the launching thread ended inside that part (the CPU sat
 //    waiting for the GPU to drain, then had to launch again), else `Launch`.
-// 5. The part after it is the GPU's: up to kQueuedGapNs `Scheduling`; longer, `Backlog` when it
+// 5. The part after it is the GPU's: up to kQueueLatencyNs (facts.hpp) `Scheduling`; longer, `Backlog` when it
 //    ends at or before the trace's first GPU work (the GPU was busy with work from before the
 //    profiler started), else `Dependency`.
 // busy + the causes = the window's duration, exactly.
@@ -37,10 +37,6 @@
 
 namespace whyslow {
 namespace {
-
-// Queued work that starts within 50 µs is the GPU's own latency from queue to start; longer, the
-// work waited for something that is not the CPU (lazy_submission.hpp says why 50 µs).
-constexpr int64_t kQueuedGapNs = kLazyQueuedNs;
 
 // A run of merged GPU work and the activity that opens it.
 struct Run {
@@ -130,7 +126,7 @@ bool split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool op
     mine[static_cast<size_t>(c)] += split - a;
   }
   if (b > split) {
-    const IdleCause c = b - split <= kQueuedGapNs ? IdleCause::Scheduling
+    const IdleCause c = b - split <= kQueueLatencyNs ? IdleCause::Scheduling
                         : b <= x.first_gpu_ns     ? IdleCause::Backlog
                                                   : IdleCause::Dependency;
     mine[static_cast<size_t>(c)] += b - split;

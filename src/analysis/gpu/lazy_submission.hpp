@@ -2,7 +2,7 @@
 // is the CPU's) and by the dependency graph (build_graph.cpp: a `Submit` edge from the wait to the
 // work, docs/GRAPH.md). In a trace with no evidence of a dependency (GpuIdle::dependency_evidence:
 // no stream wait, event record, host function or GPU sync record), work that sat queued longer than
-// kLazyQueuedNs and starts within kSubmittedByWaitNs after a host-blocking call (a sync, a blocking
+// kQueueLatencyNs and starts within kSubmittedByWaitNs after a host-blocking call (a sync, a blocking
 // copy) on its launching thread began, reached the GPU only when the host waited: a driver that
 // batches submissions sends them when the host waits (as under WDDM). Where a stream can wait on an
 // event, a wait that ends as a host call begins may be that event's, so the rule stays out.
@@ -13,19 +13,16 @@
 #include <vector>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/facts.hpp"
 #include "trace/trace.hpp"
 
 namespace whyslow {
 
-// Queued work that starts within 50 µs is the GPU's own latency from queue to start (a launch's
-// 2–10 µs on H100/H200, up to ~20 µs between graph nodes on MI300X): longer, it waited for
-// something that is not the stream's queue.
-inline constexpr int64_t kLazyQueuedNs = 50'000;
-// The same 50 µs is the window after a host wait begins: work that starts within the GPU's own
-// latency of it, after sitting queued longer than that, was sent by that wait. Held back by a real
-// dependency (an event, another stream), it starts when that is met, which lands in the 50 µs after
-// a host wait began only by chance, not gap after gap.
-inline constexpr int64_t kSubmittedByWaitNs = 50'000;
+// The GPU's queue latency (kQueueLatencyNs, facts.hpp) is also the window after a host wait
+// begins: work that starts within it, after sitting queued longer than that, was sent by that wait.
+// Held back by a real dependency (an event, another stream), it starts when that is met, which lands
+// in the 50 µs after a host wait began only by chance, not gap after gap.
+inline constexpr int64_t kSubmittedByWaitNs = kQueueLatencyNs;
 
 // A host-to-device copy ("Memcpy HtoD (Pageable -> Device)", HIP's "…HostToDevice…"): a blocking
 // upload stages the data through a bounce buffer on the CPU before its DMA can start.
@@ -47,12 +44,12 @@ inline int64_t queued_at(const Trace& t, EventId launch, bool blocks) {
 // at `queued` and started at `start` on a GPU (idle_gaps: every stream; the graph: its stream) idle
 // since `idle_since`: the last to begin at or before `start`, when it began after `queued`, after the
 // GPU went idle, and within kSubmittedByWaitNs before `start`, and the work sat queued and the GPU
-// idle longer than kLazyQueuedNs (work that starts within the GPU's own latency of the work before
+// idle longer than kQueueLatencyNs (work that starts within the GPU's own latency of the work before
 // it ran in its stream's order, whatever the host did then). Its index, or -1. The caller checks
 // the trace's dependency evidence.
 inline std::ptrdiff_t submitting_wait(const std::vector<int64_t>& wait_starts, int64_t queued, int64_t idle_since,
                                       int64_t start) {
-  if (start - queued <= kLazyQueuedNs || (idle_since != INT64_MIN && start - idle_since <= kLazyQueuedNs)) return -1;
+  if (start - queued <= kQueueLatencyNs || (idle_since != INT64_MIN && start - idle_since <= kQueueLatencyNs)) return -1;
   const auto it = std::upper_bound(wait_starts.begin(), wait_starts.end(), start);
   if (it == wait_starts.begin()) return -1;
   const int64_t wait = *(it - 1);

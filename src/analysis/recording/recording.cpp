@@ -8,7 +8,7 @@
 // with a GPU (NCCL's collectives, record_stream) or a GPU-only distributed backend still say that
 // a GPU did the work, and so do matrix ops whose shapes give more FLOPs per second than a CPU has.
 #include "analysis/core/event_names.hpp"
-#include "analysis/core/name_memo.hpp"
+#include "trace/name_memo.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {

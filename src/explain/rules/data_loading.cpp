@@ -57,7 +57,7 @@ void rule_data_loading(const Trace& t, const Facts& f, std::vector<Finding>& out
   if (longest != kNoEvent) x.events.push_back({longest, "longest DataLoader fetch"});
   // A DataLoader that already loads in worker processes (its iterator is the multi-process one)
   // waits for workers that cannot keep up: advising workers would be advice it already follows.
-  const bool has_workers = longest != kNoEvent && t.name_of(longest).find("_MultiProcessingDataLoaderIter") != std::string_view::npos;
+  const bool has_workers = longest != kNoEvent && loads_in_workers(t.name_of(longest));
   x.try_next = {has_workers
                     ? "The DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter) and the loop "
                       "still waits: the workers cannot keep up. Raise num_workers while CPU cores are idle, make each "

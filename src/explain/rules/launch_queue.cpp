@@ -17,11 +17,9 @@ namespace {
 
 // Below this many linked launches the statistics say nothing.
 constexpr size_t kMinLaunches = 3;
-// A lag under 50 µs is launch latency (the call itself plus the driver, ~5–20 µs), not a queue;
-// the lag is worth explaining once the longest one exceeds it. launches.cpp's kQueuedDelayNs, which
-// counts the queued and the held launches, is the same 50 µs. The queued work is held back (not a
-// GPU backlog) when most of it waited on a GPU that ran nothing for over half its wait.
-constexpr int64_t kVisibleLagNs = 50'000;
+// A lag under the GPU's queue latency (kQueueLatencyNs, facts.hpp: 50 µs) is not a queue; the lag
+// is worth explaining once the longest one exceeds it. The queued work is held back (not a GPU
+// backlog) when most of it waited on a GPU that ran nothing for over half its wait.
 // The longest queue delays a timeline draws: the worst cases, not every launch.
 constexpr size_t kMaxQueuePairs = 50;
 
@@ -29,10 +27,10 @@ constexpr size_t kMaxQueuePairs = 50;
 
 void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   const LaunchFacts& l = f.launches;
-  if (l.delays_ns.size() < kMinLaunches || l.max_delay_ns < kVisibleLagNs) return;
+  if (l.delays_ns.size() < kMinLaunches || l.max_delay_ns < kQueueLatencyNs) return;
   const int64_t lo = l.delays_ns.front(), mid = l.delays_ns[l.delays_ns.size() / 2], hi = l.delays_ns.back();
   Finding x = make_finding(FindingId::launch_queue);
-  const bool queued = mid >= kVisibleLagNs;
+  const bool queued = mid >= kQueueLatencyNs;
   // A queue is the GPU's backlog only where the GPU ran work while the launches waited. Where most
   // of the queued work waited on an idle GPU, it was held back: by the host where the windows show
   // lazy submission (sent only when the host waits), else by what the idle split names.
@@ -42,7 +40,7 @@ void rule_launch_queue(const Trace& t, const Facts& f, std::vector<Finding>& out
   const std::string held_words = fmt::format(
       "Of the {} launches that waited {} or more, {} waited on a GPU that ran nothing for most of the wait: no "
       "backlog of GPU work held them, so the GPU is not the bottleneck here.",
-      l.queued, human_duration(kVisibleLagNs), l.held);
+      l.queued, human_duration(kQueueLatencyNs), l.held);
   const std::string lazy_words =
       lazy ? fmt::format(" The GPU started queued work only as the host next waited for it ({} gap{} in the {} {}s: "
                          "lazy submission, the driver sending batched work when the host synchronizes): the queue is "

@@ -27,58 +27,55 @@ constexpr double kWordedBacklogShare = 0.05;
 // The categories named in the text: the few that hold most of the CPU time.
 constexpr size_t kStepCategoriesNamed = 3;
 
-// What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
-// calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
-// A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them;
-// nor one whose replay with the launches captured gains nothing (graph_capture_gain.hpp): its CPU
-// time is not in the launches (a sleep, a wait, work that launches nothing).
-std::vector<std::string> overhead_advice_for(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch,
-                                             const std::string& no_sync) {
-  switch (top) {
-    case CpuCategory::DataLoading:
-      return {"The input pipeline sets the pace, not launch overhead: see the data_loading finding (DataLoader "
-              "workers, pinned memory, prefetching).",
-              no_sync};
-    case CpuCategory::Allocator:
-      return {"The allocator sets the pace: see the alloc_churn finding (no empty_cache() in the loop, static "
-              "shapes, expandable segments).",
-              no_sync};
-    case CpuCategory::SyncWait:
-      return {no_sync, "Overlap: queue step N+1 before reading back step N's result."};
-    case CpuCategory::CpuCompute:
-      return {"Move the CPU work in the step (preprocessing, CPU tensor math) to the GPU or out of the loop.",
-              no_sync};
-    case CpuCategory::Compile:
-      return {"Avoid recompilation and guard cost: mark dynamic dimensions (torch._dynamo.mark_dynamic) or "
-              "keep shapes static; check TORCH_LOGS=recompiles.",
-              no_sync};
-    default:
-      if (!graphs_gain && !replays_graphs)
-        return {"CUDA graphs or a larger batch would not shorten this step: the replay with its launches captured "
-                "gains under 1 %, so the CPU time is not in the launches. Find the host work between them that launches "
-                "nothing (the hotspot finding, the CPU-time table below).",
-                no_sync};
-      return {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
-              replays_graphs ? "The trace already replays CUDA graphs: the waits are for the launches outside them "
-                               "(the CPU work between replays: input preparation, sampling, scheduling)."
-                 : from_torch ? "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
-                                "torch.cuda.graphs) replay a whole step with one launch."
-                              : "Cut launch overhead: a CUDA graph (cudaStreamBeginCapture … cudaStreamEndCapture, "
-                                "then cudaGraphLaunch) replays a whole step with one launch.",
-              no_sync};
-  }
-}
-
 // Advice to remove the step's synchronizations only where they cost something: their wait, or the
 // GPU's idle time after them, at least 1 % of the step (the floor under which no finding warns).
 constexpr double kSyncAdviceShare = 0.01;
 
+// What to try when the GPU waits for the CPU depends on where the CPU time goes: launch overhead
+// calls for fewer launches (CUDA graphs), an input pipeline or the allocator for their own fixes.
+// A trace that already replays CUDA graphs gets no advice to use them: the launches left are outside them;
+// nor one whose replay with the launches captured gains nothing (graph_capture_gain.hpp): its CPU
+// time is not in the launches (a sleep, a wait, work that launches nothing). Removing per-step syncs
+// comes last, where they cost something (`syncs_cost`), first where waiting is the CPU's top category.
 std::vector<std::string> overhead_advice(CpuCategory top, bool replays_graphs, bool graphs_gain, bool from_torch,
                                          bool syncs_cost) {
   const std::string no_sync = "Remove per-step synchronization (.item(), .cpu(), torch.cuda.synchronize()) so the "
                               "CPU can run ahead and queue the next step.";
-  std::vector<std::string> advice = overhead_advice_for(top, replays_graphs, graphs_gain, from_torch, no_sync);
-  if (!syncs_cost && top != CpuCategory::SyncWait) std::erase(advice, no_sync);
+  std::vector<std::string> advice;
+  switch (top) {
+    case CpuCategory::DataLoading:
+      advice = {"The input pipeline sets the pace, not launch overhead: see the data_loading finding (DataLoader "
+                "workers, pinned memory, prefetching)."};
+      break;
+    case CpuCategory::Allocator:
+      advice = {"The allocator sets the pace: see the alloc_churn finding (no empty_cache() in the loop, static "
+                "shapes, expandable segments)."};
+      break;
+    case CpuCategory::SyncWait:
+      return {no_sync, "Overlap: queue step N+1 before reading back step N's result."};
+    case CpuCategory::CpuCompute:
+      advice = {"Move the CPU work in the step (preprocessing, CPU tensor math) to the GPU or out of the loop."};
+      break;
+    case CpuCategory::Compile:
+      advice = {"Avoid recompilation and guard cost: mark dynamic dimensions (torch._dynamo.mark_dynamic) or "
+                "keep shapes static; check TORCH_LOGS=recompiles."};
+      break;
+    default:
+      if (!graphs_gain && !replays_graphs) {
+        advice = {"CUDA graphs or a larger batch would not shorten this step: the replay with its launches captured "
+                  "gains under 1 %, so the CPU time is not in the launches. Find the host work between them that "
+                  "launches nothing (the hotspot finding, the CPU-time table below)."};
+        break;
+      }
+      advice = {"Give the GPU more work per launch: a larger batch, or fewer, bigger kernels.",
+                replays_graphs ? "The trace already replays CUDA graphs: the waits are for the launches outside them "
+                                 "(the CPU work between replays: input preparation, sampling, scheduling)."
+                   : from_torch ? "Cut launch overhead: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+                                  "torch.cuda.graphs) replay a whole step with one launch."
+                                : "Cut launch overhead: a CUDA graph (cudaStreamBeginCapture … cudaStreamEndCapture, "
+                                  "then cudaGraphLaunch) replays a whole step with one launch."};
+  }
+  if (syncs_cost) advice.push_back(no_sync);
   return advice;
 }
 
@@ -292,12 +289,12 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
   // One op of the user's holding most of the host's time on every call (its fix comes first below),
   // or the DataLoader: the title names what the CPU does, not launches it is not making.
   const HostOp op = dominant_host_op(t, f, scope);
+  const std::string waits = fmt::format("{}he GPU waits for the CPU {} of {}", scope.mixed ? "Mixed, mostly: t" : "T",
+                                        human_percent(scope.launch), span);
   if (op.found())
-    x.title = fmt::format("{}he GPU waits for the CPU {} of {}: {} of the step in {}", scope.mixed ? "Mixed, mostly: t" : "T",
-                          human_percent(scope.launch), span, human_percent(op.share), t.names.view(op.name));
+    x.title = fmt::format("{}: {} of the step in {}", waits, human_percent(op.share), t.names.view(op.name));
   else if (top == CpuCategory::DataLoading)
-    x.title = fmt::format("{}he GPU waits for the CPU {} of {}; the CPU's largest share is the DataLoader's (data_loading)",
-                          scope.mixed ? "Mixed, mostly: t" : "T", human_percent(scope.launch), span);
+    x.title = waits + "; the CPU's largest share is the DataLoader's (data_loading)";
   else
     x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
                           human_percent(scope.launch), span);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/core/event_names.hpp"
 #include "analysis/graph/edits/edits.hpp"
 
 namespace whyslow {
@@ -43,7 +44,7 @@ EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphStat
     auto it = std::lower_bound(tr.events.begin(), tr.events.end(), from,
                                [&](EventId e, int64_t ts) { return c.trace.start_ns[e] < ts; });
     for (; it != tr.events.end() && c.trace.start_ns[*it] < to; ++it)
-      if (c.trace.name_of(*it).find("_MultiProcessingDataLoaderIter") != std::string_view::npos) {
+      if (loads_in_workers(c.trace.name_of(*it))) {
         out.why_not = "the DataLoader already loads in worker processes (_MultiProcessingDataLoaderIter) and the trace does "
                       "not say how many: what more workers would give cannot be replayed";
         out.unmodelled = true;
