@@ -114,6 +114,18 @@ TEST(HostileRound3, EveryModelRefusesShapesNoTensorHas) {
   }
 }
 
+// The fuzzer's op (CI's sanitizer job, 2026-12-05): an empty dimension broadcast (stride 0) beside
+// dimensions whose product overflows int64. The shape check passes it (0 elements); the stored
+// size must not multiply the others.
+TEST(HostileRound3, AnEmptyBroadcastTensorStoresNothing) {
+  OpInput in;
+  in.type = "float";
+  in.dims = {0, int64_t{1} << 62, 112};
+  in.strides = {0, 112, 1};
+  EXPECT_EQ(in.stored_numel(), 0);
+  EXPECT_EQ(in.numel(), 0);
+}
+
 TEST(ParseInt, WholeInt64TextOnly) {
   EXPECT_EQ(parse_int("42"), 42);
   EXPECT_EQ(parse_int("-9223372036854775808"), INT64_MIN);

@@ -3,6 +3,8 @@
 // for the ops that launched kernels, far off the loader's hot path.
 #include "analysis/core/op_inputs.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 
 #include "common/checked_math.hpp"
@@ -146,6 +148,10 @@ int64_t OpInput::numel() const {
 
 int64_t OpInput::stored_numel() const {
   if (strides.size() != dims.size()) return numel();
+  // A tensor with a dimension of 0 stores nothing. Its other dimensions are not bounded by the
+  // shape check (element_count() is 0 whatever they are), so they must not be multiplied when the
+  // empty one is broadcast (stride 0: the fuzzer's [0, 2^62, 112] overflowed here).
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   int64_t n = 1;
   for (size_t i = 0; i < dims.size(); ++i)
     if (strides[i] != 0) n *= dims[i];
