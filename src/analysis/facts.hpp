@@ -194,6 +194,7 @@ enum class ColdCauseKind : uint8_t {
   ContextCreation,      // the trace's first CUDA/HIP call, when it is a slow one-off call (≥ 100 ms, GPU idle)
   SlowFirstUse,         // any other slow one-off CUDA/HIP call: first launch of a kernel, first allocation
   FirstCallWork,        // first calls slower than later ones with no CUDA call to show for it
+  FirstLaunch,          // first calls slow in a kernel's first launch (1 ms or more): its module loading on first use
 };
 // The stable snake_case id of the evidence key "<id>_us": "module_loading", …
 std::string_view to_string(ColdCauseKind kind);

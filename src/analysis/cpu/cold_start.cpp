@@ -98,22 +98,59 @@ class TopLevelWork {
   NearestAncestor above_;
 };
 
-// The first-call work cause from each first call's excess over its usual time, and the two
-// largest as evidence: before the named classes' events (a stepped trace's first calls are its
+// A launch call this long is no warm launch (5-20 µs with the profiler on, a few hundred µs behind
+// a full launch queue): the first launch of a kernel that loads its module then (CUDA's lazy
+// loading), each under the slow-call threshold that makes it a one-off call of its own.
+constexpr int64_t kSlowFirstLaunchNs = 1'000'000;
+
+// Each kernel's first launch in the trace when that launch call took kSlowFirstLaunchNs or more:
+// the evidence that a first call's time went to loading the kernel's module.
+std::vector<EventId> slow_first_launches(const Trace& t) {
+  std::unordered_map<NameId, EventId> first;  // kernel name → its earliest launch call
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!t.is_launch(e)) continue;
+    auto [it, fresh] = first.try_emplace(t.name[t.launch_link[e]], e);
+    if (!fresh && t.start_ns[e] < t.start_ns[it->second]) it->second = e;
+  }
+  std::vector<EventId> out;
+  for (const auto& [kernel, e] : first)
+    if (t.dur_ns[e] >= kSlowFirstLaunchNs) out.push_back(e);
+  return out;
+}
+
+// The first-call causes from each first call's excess over its usual time: the part spent in
+// first launches of kernels inside the call (slow_first_launches: the module loading they wait
+// for, less what a named class claimed inside them) and the rest, work no CUDA call shows (library loading, handles, plans). The two largest
+// calls are evidence, before the named classes' events (a stepped trace's first calls are its
 // cold step's story) or after them (a stepless trace's are one of many; a compilation is one event).
 enum class EvidencePlace { Front, Back };
-void add_first_call_work(std::vector<std::pair<int64_t, EventId>> excess, EvidencePlace place, ColdStartFacts& f) {
-  ColdCause c;
-  c.kind = ColdCauseKind::FirstCallWork;
-  for (const auto& [ns, e] : excess) {
-    ++c.count;
-    c.total_ns += ns;
+void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>> excess,
+                         const std::vector<Interval>& claimed, EvidencePlace place, ColdStartFacts& f) {
+  const std::vector<EventId> launches = excess.empty() ? std::vector<EventId>{} : slow_first_launches(t);
+  ColdCause work, loading;
+  work.kind = ColdCauseKind::FirstCallWork;
+  loading.kind = ColdCauseKind::FirstLaunch;
+  for (const auto& [ns, op] : excess) {
+    int64_t in_launches = 0;
+    for (EventId l : launches)
+      if (t.track[l] == t.track[op] && t.start_ns[l] >= t.start_ns[op] && t.end_ns(l) <= t.end_ns(op))
+        in_launches += t.dur_ns[l] - covered_length(claimed, t.start_ns[l], t.end_ns(l));
+    const int64_t launch_part = std::min(ns, in_launches);
+    if (launch_part > 0) {
+      ++loading.count;
+      loading.total_ns += launch_part;
+    }
+    if (ns - launch_part > 0) {
+      ++work.count;
+      work.total_ns += ns - launch_part;
+    }
   }
-  if (c.total_ns <= 0) return;
+  if (work.total_ns <= 0 && loading.total_ns <= 0) return;
   std::sort(excess.rbegin(), excess.rend());
   for (size_t i = 0; i < excess.size() && i < 2; ++i)
     f.evidence.insert(place == EvidencePlace::Front ? f.evidence.begin() : f.evidence.end(), excess[i].second);
-  f.causes.push_back(std::move(c));
+  if (work.total_ns > 0) f.causes.push_back(std::move(work));
+  if (loading.total_ns > 0) f.causes.push_back(std::move(loading));
 }
 
 // First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
@@ -147,7 +184,7 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
     if (own - usual <= 0 || t.dur_ns[e] < kOutlierRatio * static_cast<double>(usual)) continue;
     excess.emplace_back(own - usual, e);
   }
-  add_first_call_work(std::move(excess), EvidencePlace::Front, f);
+  add_first_call_work(t, std::move(excess), claimed, EvidencePlace::Front, f);
 }
 
 // A stepless trace's first calls (a first inference, a script run once): with no steady step to
@@ -177,7 +214,7 @@ void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const 
   for (const FirstCall& call : first_call_work(t, {}, start, end, held))
     if (t.input_dims_of(call.op) != kNoName && calls_per_shape[{t.name[call.op], t.input_dims_of(call.op)}] >= 2)
       excess.emplace_back(call.excess_ns, call.op);
-  add_first_call_work(std::move(excess), EvidencePlace::Back, f);
+  add_first_call_work(t, std::move(excess), held, EvidencePlace::Back, f);
 }
 
 void sort_causes(ColdStartFacts& f) {
@@ -257,6 +294,7 @@ std::string_view to_string(ColdCauseKind kind) {
     case ColdCauseKind::ContextCreation: return "context_creation";
     case ColdCauseKind::SlowFirstUse: return "slow_first_use";
     case ColdCauseKind::FirstCallWork: return "first_call_work";
+    case ColdCauseKind::FirstLaunch: return "first_launch";
   }
   return "first_call_work";
 }

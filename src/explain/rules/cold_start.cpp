@@ -30,6 +30,9 @@ std::string describe(ColdCauseKind kind, bool first_calls_in_ops) {
     case ColdCauseKind::SlowFirstUse:
       return "slow one-off CUDA calls (each 100 ms or more with the GPU idle; warm, such calls take microseconds): "
              "a kernel's first launch loading its module, the first allocations, stream creation";
+    case ColdCauseKind::FirstLaunch:
+      return "kernels' first launches inside first calls (1 ms or more each, warm launches take microseconds): "
+             "each kernel's module loaded on first use (CUDA's lazy loading)";
     case ColdCauseKind::FirstCallWork:
       return fmt::format("first-call work inside {} with no CUDA call to show for it (library loading, handle "
                          "creation)", first_calls_in_ops ? "ops" : "scopes");

@@ -4,7 +4,7 @@
 // and bf16 faster still.
 #include <fmt/core.h>
 
-#include "analysis/core/gemm_precision.hpp"
+#include "analysis/roofline/fp32_gemms.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/rules.hpp"
@@ -17,13 +17,8 @@ constexpr double kMinFp32ShareOfGpu = 0.10;
 // When the GEMMs take half the profiled time, they set the program's pace: a warning.
 constexpr double kWarningShareOfWindow = 0.5;
 
-// FP32 GEMM time, by kernel: the kernel's own name says FP32 on CUDA cores (sgemm, *_ffma, CUTLASS
-// simt: analysis/core/gemm_precision.hpp), or, where the name is silent, its roofline model's
-// inputs are fp32 on the matrix unit. A name that says tensor cores (TF32, bf16, FP8) is never
-// counted, whatever the op's inputs (an FP8 GEMM's scales are fp32). Matrix-vector kernels (gemv,
-// dot) read every weight once and have no tensor-core version: TF32 would not speed them up.
-// Latency-bound calls are too small for faster arithmetic to matter: the roofline's verdict where
-// it has a model, else a mean call under kShortKernelNs.
+// The FP32 GEMMs tensor cores would speed up, over all kernels (analysis/roofline/fp32_gemms.hpp:
+// the tensor-cores what-if edit replays the same kernels).
 struct Fp32Gemms {
   int64_t ns = 0;
   uint64_t calls = 0;
@@ -33,45 +28,17 @@ struct Fp32Gemms {
   EventId slowest = kNoEvent;
 };
 
-bool matrix_vector(std::string_view name) {
-  return name.find("gemv") != std::string_view::npos || name.find("dot_kernel") != std::string_view::npos;
-}
-
 Fp32Gemms fp32_gemms(const Trace& t, const Facts& f) {
   Fp32Gemms out;
   for (size_t i = 0; i < f.kernels.size() && i < f.roofline.kernels.size(); ++i) {
-    const KernelRow& row = f.kernels[i];
-    const KernelRoofline& kr = f.roofline.kernels[i];
-    if (row.events.empty() || matrix_vector(t.names.view(row.name))) continue;
-    const GemmUnit unit = gemm_unit(t, row.events.front());
-    bool modelled_fp32 = false;
-    for (const RooflineGroup& g : kr.groups)
-      modelled_fp32 |= g.cost.unit == MathUnit::Matrix && g.verdict.roof_precision == Precision::FP32;
-    if (unit != GemmUnit::Fp32Simt && !(unit == GemmUnit::UnknownGemm && modelled_fp32)) continue;
-    int64_t grouped_ns = 0, latency_ns = 0;
-    uint64_t grouped_calls = 0, latency_calls = 0;
-    for (const RooflineGroup& g : kr.groups) {
-      grouped_ns += g.verdict.ns;
-      grouped_calls += g.calls;
-      if (g.verdict.bound == Bound::Latency || g.verdict.bound == Bound::Unknown) {
-        latency_ns += g.verdict.ns;
-        latency_calls += g.calls;
-      } else {
-        out.flops += g.verdict.flops;
-        out.modelled_ns += g.verdict.ns;
-      }
-    }
-    // The calls without a model: latency-bound when short on average.
-    const int64_t unmodelled_ns = std::max<int64_t>(0, row.total_ns - grouped_ns);
-    const uint64_t unmodelled_calls = row.calls > grouped_calls ? row.calls - grouped_calls : 0;
-    const bool unmodelled_short =
-        unmodelled_calls > 0 && unmodelled_ns / static_cast<int64_t>(unmodelled_calls) < kShortKernelNs;
-    const int64_t ns = row.total_ns - latency_ns - (unmodelled_short ? unmodelled_ns : 0);
-    if (ns <= 0) continue;
-    out.ns += ns;
-    out.calls += row.calls - latency_calls - (unmodelled_short ? unmodelled_calls : 0);
-    if (out.device < 0) out.device = kr.device;
-    for (EventId e : row.events)
+    const Fp32GemmTime k = fp32_gemm_time(t, f, i);
+    if (k.ns <= 0) continue;
+    out.ns += k.ns;
+    out.calls += k.calls;
+    out.flops += k.flops;
+    out.modelled_ns += k.modelled_ns;
+    if (out.device < 0) out.device = f.roofline.kernels[i].device;
+    for (EventId e : f.kernels[i].events)
       if (out.slowest == kNoEvent || t.dur_ns[e] > t.dur_ns[out.slowest]) out.slowest = e;
   }
   return out;

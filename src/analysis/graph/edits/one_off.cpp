@@ -101,17 +101,28 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
       one_off.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(one_off);
   int64_t removed = 0;
+  std::unordered_map<NodeId, int64_t> cut_calls;  // host calls that lost one-off time: how much
   for (NodeId n = sp.first; n <= sp.last; ++n) {
     const int64_t cut = covered_length(one_off, g.nodes[n].start_ns, g.nodes[n].end_ns);
     const int64_t take = std::min(cut, s.dur[n]);
     s.dur[n] -= take;
     removed += take;
+    if (take > 0 && g.nodes[n].kind == NodeKind::HostCall) cut_calls.emplace(n, take);
   }
   if (stepless) {
     if (removed == 0) {
       out.why_not = "the start-up stretch holds no one-off event on the main thread";
       return out;
     }
+    // A launch's lag runs from its call's start: work launched by a call that loaded its module
+    // first (a 300 ms first cudaLaunchKernel) started only after that loading. With the loading
+    // gone, its lag loses the same time, down to the trace's nominal launch latency.
+    for (NodeId w : step_work(g, sp))
+      for (uint32_t k = g.edge_begin[w]; k < g.edge_begin[w + 1]; ++k) {
+        const auto it = cut_calls.find(g.edges[k].from);
+        if (g.edges[k].kind != EdgeKind::Launch || it == cut_calls.end()) continue;
+        s.edge_lag[k] = std::max(std::min(s.edge_lag[k], g.nominal.launch_ns), s.edge_lag[k] - it->second);
+      }
     out.applies = true;
     out.scope_step = kScopeWholeTrace;
     out.change = fmt::format("{:.1f} ms of one-off calls {} removed", static_cast<double>(removed) / 1e6,

@@ -1,5 +1,6 @@
-// fp32 GEMMs on tensor cores. Model: each kernel whose calls the roofline found to be fp32 matrix
-// products bound by compute or memory (not latency: too small for faster arithmetic to matter)
+// fp32 GEMMs on tensor cores. Model: each kernel whose calls are fp32 matrix products on the CUDA
+// cores, by its name or its roofline model, and not latency-bound (too small for faster arithmetic
+// to matter: analysis/roofline/fp32_gemms.hpp, the same kernels the fp32_matmul finding counts)
 // runs at the same share of the TF32 (or bf16) compute roof as it now reaches of the fp32 one:
 // its duration times fp32 peak / target peak, on the datasheet (or --peaks) of its GPU. A kernel
 // row of which only some calls qualify shrinks in proportion to their share of its time. Only the
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/graph/edits/edits.hpp"
+#include "analysis/roofline/fp32_gemms.hpp"
 
 namespace whyslow {
 
@@ -30,11 +32,7 @@ EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, Grap
     const Ceilings* ceil = dev.measured && dev.measured->flops(Precision::FP32) > 0 && dev.measured->flops(target) > 0
                                ? &*dev.measured
                                : dev.datasheet;
-    int64_t qualifying = 0;
-    for (const RooflineGroup& g : kr.groups)
-      if (g.cost.unit == MathUnit::Matrix && g.verdict.roof_precision == Precision::FP32 && g.verdict.bound != Bound::Latency &&
-          g.verdict.bound != Bound::Unknown)
-        qualifying += g.verdict.ns;
+    const int64_t qualifying = fp32_gemm_time(c.trace, f, i).ns;
     if (qualifying <= 0 || f.kernels[i].total_ns <= 0) continue;
     if (!ceil || ceil->flops(Precision::FP32) <= 0 || ceil->flops(target) <= ceil->flops(Precision::FP32)) {
       unavailable += static_cast<double>(qualifying);
