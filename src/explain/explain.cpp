@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/graph/what_if.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 
@@ -36,11 +37,11 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
       return "";
     case FindingId::cold_start: return "one-off";
     case FindingId::overhead_bound:
-      // The GPU waiting on Gloo's collectives, or on one op of the user's that holds the host's time
-      // (step_bound.cpp): not the launches, not graphs' fix; the rule's own estimate (the GPU's wait
-      // for the CPU) stands until an edit models moving that work.
+      // The GPU waiting on Gloo's collectives (step_bound.cpp): not the launches, not graphs' fix; the
+      // rule's own estimate (the GPU's wait for the CPU) stands until an edit models moving that work.
+      // (One op of the user's holding the host's time is named by the rule: Finding::fix_edit.)
       for (const Evidence& e : x.evidence)
-        if (e.key == "host_comm_exposed_us" || e.key == "host_op_us") return "";
+        if (e.key == "host_comm_exposed_us") return "";
       return "cuda-graphs";
     case FindingId::cuda_graphs_not_replayed: return "cuda-graphs";
     case FindingId::sync_wait:
@@ -57,17 +58,32 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
 // A finding whose fix is modelled gets its recoverable time from the replay: the step as replayed,
 // less the step the edited graph replays to. Where the graph was built from GPU records and the
 // edit does not apply (nothing in the steady steps that it changes), the fix gives back nothing.
+void take_replay(Finding& x, const WhatIf& w) {
+  x.what_if = w;
+  x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
+  x.impact_is_gpu_time = false;
+  if (w.per_step) x.impact_basis_ns = w.step_ns;
+  x.impact_what = fmt::format("the {} replayed with the fix ({}): {} → {}", w.scope, w.change, human_duration(w.step_ns),
+                              human_duration(w.predicted_step_ns));
+}
+
 void replay_fix(const Trace& t, Finding& x, const Facts& f) {
-  const std::string_view edit = fix_of(t, x);
+  const std::string_view edit = x.fix_edit.empty() ? fix_of(t, x) : std::string_view(x.fix_edit);
   if (edit.empty() || !f.graph.built || f.recording.what != Recorded::Gpu) return;
+  if (!x.fix_edit.empty()) {
+    // An edit with the rule's own parameter is not among the analysis' default what-ifs: replayed here.
+    try {
+      WhatIfAnswer a = what_if(t, f, {{x.fix_edit, x.fix_param}});
+      a.result.change = a.changes.empty() ? a.result.change : a.changes.front().substr(a.changes.front().find(": ") + 2);
+      take_replay(x, a.result);
+    } catch (const std::invalid_argument& e) {
+      x.impact_what += fmt::format(" (not replayed: {})", e.what());
+    }
+    return;
+  }
   for (const WhatIf& w : f.graph.what_if) {
     if (w.edit != edit) continue;
-    x.what_if = w;
-    x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
-    x.impact_is_gpu_time = false;
-    if (w.per_step) x.impact_basis_ns = w.step_ns;
-    x.impact_what = fmt::format("the {} replayed with the fix ({}): {} → {}", w.scope, w.change, human_duration(w.step_ns),
-                                human_duration(w.predicted_step_ns));
+    take_replay(x, w);
     return;
   }
   for (const auto& [name, why] : f.graph.unmodelled)

@@ -114,6 +114,9 @@ struct Finding {
   // The replayed fix this finding's advice amounts to (analysis/graph/edits/): its recoverable time
   // is then step − predicted step, the one definition every finding with a fix uses.
   std::optional<WhatIf> what_if;
+  // The edit its advice amounts to where the rule names one with a parameter of its own (host-op and
+  // the op to take off the step); empty: explain picks the edit by the finding's id (fix_of).
+  std::string fix_edit, fix_param;
   Highlights highlights;
 };
 

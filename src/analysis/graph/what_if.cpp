@@ -227,6 +227,7 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
   out.result.edit = edits.size() == 1 ? edits.front().name : "all";
   out.result.param = edits.size() == 1 ? edits.front().param : "";
   out.result.scope = r.scope_name(scope);
+  out.result.per_step = scope == kScopeSteady;
   out.result.step_ns = r.measure(r.base, scope);
   out.result.predicted_step_ns = r.measure(after, scope);
   if (scope == kScopeWholeTrace) {

@@ -195,6 +195,8 @@ void cpu_prefix(const Trace& t, const Facts& f, const BoundScope& b, std::vector
                                          {"host_op_calls_per_window", static_cast<double>(op.calls) / static_cast<double>(n), "count"}});
     if (op.longest != kNoEvent && std::none_of(x.events.begin(), x.events.end(), [&](const EventRef& r) { return r.event == op.longest; }))
       x.events.push_back({op.longest, "the op that holds the host's time: its longest call"});
+    x.fix_edit = "host-op";
+    x.fix_param = t.names.view(op.name);
   }
   if (lazy) x.evidence.push_back(count("submitted_at_wait", b.idle.submitted_at_wait));
   x.impact_ns = before ? prefix : tail;

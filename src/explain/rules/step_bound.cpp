@@ -339,6 +339,8 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     x.evidence.insert(x.evidence.end(), {us("host_op_us", op.ns / n), percent("host_op_pct", op.share),
                                          {"host_op_calls_per_window", static_cast<double>(op.calls) / static_cast<double>(n), "count"}});
     if (op.longest != kNoEvent) x.events.push_back({op.longest, "the op that holds the host's time: its longest call"});
+    x.fix_edit = "host-op";
+    x.fix_param = t.names.view(op.name);
   }
   x.detail += lazy_submission_words(scope);
   if (shows_lazy_submission(scope)) x.evidence.push_back(count("submitted_at_wait", scope.idle.submitted_at_wait));

@@ -19,6 +19,8 @@ constexpr std::array kEdits = {
     EditInfo{"fuse", "fuse each chain of pointwise kernels into one kernel", "", edit_fuse},
     EditInfo{"tensor-cores", "run the fp32 GEMMs on tensor cores", "\"tf32\" (the default) or \"bf16\"", edit_tensor_cores},
     EditInfo{"roofline", "run the kernels far under their roof at 75 % of it", "", edit_roofline_target},
+    EditInfo{"host-op", "take a host op's CPU work off each step (made on the GPU, or once before the loop)",
+             "the op's name, as the trace writes it (aten::coalesce)", edit_host_op},
 };
 
 }  // namespace

@@ -57,5 +57,6 @@ EditOutcome edit_workers(const EditContext& c, std::string_view param, GraphStat
 EditOutcome edit_fuse(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_tensor_cores(const EditContext& c, std::string_view param, GraphState& s);
 EditOutcome edit_roofline_target(const EditContext& c, std::string_view param, GraphState& s);
+EditOutcome edit_host_op(const EditContext& c, std::string_view param, GraphState& s);
 
 }  // namespace whyslow

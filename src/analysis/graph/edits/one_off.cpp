@@ -16,50 +16,13 @@
 
 #include "analysis/core/intervals.hpp"
 #include "analysis/core/median.hpp"
+#include "analysis/graph/edits/cpu_work_cuts.hpp"
 #include "analysis/graph/edits/edits.hpp"
 #include "analysis/passes.hpp"
 
 namespace whyslow {
 namespace {
 
-
-// The nodes of lane nodes first..last that overlap [a, b): a CPU lane's nodes are numbered in
-// time order and follow one another without overlap, so they are a range found by halving (a scan
-// of the whole step for each op was quadratic in the cold step's length).
-std::pair<NodeId, NodeId> nodes_within(const Graph& g, NodeId first, NodeId last, int64_t a, int64_t b) {
-  NodeId lo = first, hi = last + 1;
-  while (lo < hi) {  // the first node ending after a
-    const NodeId mid = lo + (hi - lo) / 2;
-    if (g.nodes[mid].end_ns <= a) lo = mid + 1;
-    else hi = mid;
-  }
-  NodeId end = lo;
-  while (end <= last && g.nodes[end].start_ns < b) ++end;
-  return {lo, end};
-}
-
-// Removes up to `ns` from the CPU-work nodes of lane nodes first..last in [a, b), each in
-// proportion to the part of it inside [a, b) that is left; returns what it removed.
-int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
-  auto inside = [&](NodeId n) {
-    const GraphNode& x = g.nodes[n];
-    const int64_t overlap = std::min(x.end_ns, b) - std::max(x.start_ns, a);
-    if (x.kind != NodeKind::CpuWork || overlap <= 0 || x.dur_ns <= 0) return int64_t{0};
-    return static_cast<int64_t>(static_cast<double>(overlap) * static_cast<double>(s.dur[n]) / static_cast<double>(x.dur_ns));
-  };
-  const auto [from, to] = nodes_within(g, first, last, a, b);
-  int64_t have = 0;
-  for (NodeId n = from; n < to; ++n) have += inside(n);
-  if (have <= 0 || ns <= 0) return 0;
-  const double cut = std::min(1.0, static_cast<double>(ns) / static_cast<double>(have));
-  int64_t removed = 0;
-  for (NodeId n = from; n < to; ++n) {
-    const int64_t take = static_cast<int64_t>(static_cast<double>(inside(n)) * cut);
-    s.dur[n] -= take;
-    removed += take;
-  }
-  return removed;
-}
 
 // Each name's median of its steady durations, computed once (a cold step asks for the same names
 // thousands of times).
