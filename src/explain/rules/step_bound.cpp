@@ -295,6 +295,8 @@ void rule_step_bound(const Trace& t, const Facts& f, std::vector<Finding>& out) 
     x.title = fmt::format("{}: {} of the step in {}", waits, human_percent(op.share), t.names.view(op.name));
   else if (top == CpuCategory::DataLoading)
     x.title = waits + "; the CPU's largest share is the DataLoader's (data_loading)";
+  else if (top == CpuCategory::CpuCompute)
+    x.title = waits + "; the CPU's largest share is work of its own inside ops, not launches";
   else
     x.title = fmt::format("{}verhead-bound: the GPU waits for the CPU's launches {} of {}", scope.mixed ? "Mixed, mostly o" : "O",
                           human_percent(scope.launch), span);
