@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -627,6 +628,21 @@ TEST(GraphLazySubmission, HostWaitsSendTheQueuedWorkOnTheCoalesceTrace) {
 // (The generated "after" trace, coalesce_once, builds the sparse tensor once as well and drops the
 // Python around both: its step is 0.87 ms, where taking the coalesce alone off leaves 1.65 ms.)
 // The findings that name the op (cpu_prefix here) replay this edit as their fix.
+// The finding `id` of the trace, where it replays host-op with `op` as its fix (a test failure and
+// nullopt where it does not).
+std::optional<Finding> host_op_replay(const Loaded& l, FindingId id, std::string_view op) {
+  for (Finding& x : explain(l.trace, l.facts)) {
+    if (x.id != id) continue;
+    EXPECT_TRUE(x.what_if.has_value());
+    if (!x.what_if) return std::nullopt;
+    EXPECT_EQ(x.what_if->edit, "host-op");
+    EXPECT_EQ(x.what_if->param, op);
+    return std::move(x);
+  }
+  ADD_FAILURE() << "no " << to_string(id) << " finding";
+  return std::nullopt;
+}
+
 TEST(GraphWhatIf, HostOpTakesTheNamedOpsCpuWorkOffTheStep) {
   const Loaded l = load(fixture("truth_round3/coalesce_every_call"));
   const WhatIfAnswer a = what_if(l.trace, l.facts, {{"host-op", "aten::coalesce"}});
@@ -643,12 +659,8 @@ TEST(GraphWhatIf, HostOpTakesTheNamedOpsCpuWorkOffTheStep) {
   const double per_step = static_cast<double>(coalesce) / static_cast<double>(steady);
   EXPECT_NEAR(static_cast<double>(a.result.step_ns - a.result.predicted_step_ns), per_step, 0.02 * per_step);
   EXPECT_NE(a.changes.front().find("aten::coalesce's CPU work off the step"), std::string::npos) << a.changes.front();
-  const std::vector<Finding> findings = explain(l.trace, l.facts);
-  const auto x = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.id == FindingId::cpu_prefix; });
-  ASSERT_NE(x, findings.end());
-  ASSERT_TRUE(x->what_if.has_value());
-  EXPECT_EQ(x->what_if->edit, "host-op");
-  EXPECT_EQ(x->what_if->param, "aten::coalesce");
+  const std::optional<Finding> x = host_op_replay(l, FindingId::cpu_prefix, "aten::coalesce");
+  ASSERT_TRUE(x.has_value());
   EXPECT_EQ(x->what_if->predicted_step_ns, a.result.predicted_step_ns);
   EXPECT_EQ(x->impact_ns, a.result.step_ns - a.result.predicted_step_ns);
 }
@@ -661,12 +673,8 @@ TEST(GraphWhatIf, HostOpTakesTheNamedOpsCpuWorkOffTheStep) {
 // of the prebuilt indices), so its steps are 5.8 ms; the README of the fixtures says more.
 TEST(GraphWhatIf, HostOpOnTheRecordedCoalesce) {
   const Loaded l = load(fixture("truth_round3/coalesce_recorded"));
-  const std::vector<Finding> findings = explain(l.trace, l.facts);
-  const auto x = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.id == FindingId::overhead_bound; });
-  ASSERT_NE(x, findings.end());
-  ASSERT_TRUE(x->what_if.has_value());
-  EXPECT_EQ(x->what_if->edit, "host-op");
-  EXPECT_EQ(x->what_if->param, "aten::coalesce");
+  const std::optional<Finding> x = host_op_replay(l, FindingId::overhead_bound, "aten::coalesce");
+  ASSERT_TRUE(x.has_value());
   // The replay removes the coalesce's CPU work, 3.3-3.7 ms a step, and nothing else.
   const int64_t saved = x->what_if->step_ns - x->what_if->predicted_step_ns;
   EXPECT_GT(saved, 3'300'000);

@@ -55,9 +55,6 @@ std::string_view fix_of(const Trace& t, const Finding& x) {
   }
 }
 
-// A finding whose fix is modelled gets its recoverable time from the replay: the step as replayed,
-// less the step the edited graph replays to. Where the graph was built from GPU records and the
-// edit does not apply (nothing in the steady steps that it changes), the fix gives back nothing.
 void take_replay(Finding& x, const WhatIf& w) {
   x.what_if = w;
   x.impact_ns = std::max<int64_t>(0, w.step_ns - w.predicted_step_ns);
@@ -67,15 +64,16 @@ void take_replay(Finding& x, const WhatIf& w) {
                               human_duration(w.predicted_step_ns));
 }
 
+// A finding whose fix is modelled gets its recoverable time from the replay: the step as replayed,
+// less the step the edited graph replays to. Where the graph was built from GPU records and the
+// edit does not apply (nothing in the steady steps that it changes), the fix gives back nothing.
 void replay_fix(const Trace& t, Finding& x, const Facts& f) {
   const std::string_view edit = x.fix_edit.empty() ? fix_of(t, x) : std::string_view(x.fix_edit);
   if (edit.empty() || !f.graph.built || f.recording.what != Recorded::Gpu) return;
   if (!x.fix_edit.empty()) {
     // An edit with the rule's own parameter is not among the analysis' default what-ifs: replayed here.
     try {
-      WhatIfAnswer a = what_if(t, f, {{x.fix_edit, x.fix_param}});
-      a.result.change = a.changes.empty() ? a.result.change : a.changes.front().substr(a.changes.front().find(": ") + 2);
-      take_replay(x, a.result);
+      take_replay(x, what_if(t, f, {{x.fix_edit, x.fix_param}}).result);
     } catch (const std::invalid_argument& e) {
       x.impact_what += fmt::format(" (not replayed: {})", e.what());
     }

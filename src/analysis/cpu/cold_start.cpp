@@ -120,9 +120,10 @@ std::vector<EventId> slow_first_launches(const Trace& t) {
 
 // The first-call causes from each first call's excess over its usual time: the part spent in
 // first launches of kernels inside the call (slow_first_launches: the module loading they wait
-// for, less what a named class claimed inside them) and the rest, work no CUDA call shows (library loading, handles, plans). The two largest
-// calls are evidence, before the named classes' events (a stepped trace's first calls are its
-// cold step's story) or after them (a stepless trace's are one of many; a compilation is one event).
+// for, less what a named class claimed inside them) and the rest, work no CUDA call shows
+// (library loading, handles, plans). The two largest calls are evidence, before the named classes'
+// events (a stepped trace's first calls are its cold step's story) or after them (a stepless
+// trace's are one of many; a compilation is one event).
 enum class EvidencePlace { Front, Back };
 void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>> excess,
                          const std::vector<Interval>& claimed, EvidencePlace place, ColdStartFacts& f) {

@@ -218,12 +218,11 @@ WhatIfAnswer what_if(const Trace& t, const Facts& f, const std::vector<EditReque
       scope = o.scope_step;
     }
     out.changes.push_back(fmt::format("{}: {}", info->title, o.change));
+    // As make_what_if's: the titles and the changes in numbers, each edit's in turn.
+    out.result.title += (out.result.title.empty() ? "" : "; ") + std::string(info->title);
+    out.result.change += (out.result.change.empty() ? "" : "; ") + o.change;
   }
   const ReplayTimes after = replay(r.g, s);
-  for (const EditRequest& req : edits) {
-    out.result.title += (out.result.title.empty() ? "" : "; ") + std::string(find_edit(req.name)->title);
-  }
-  for (const std::string& c : out.changes) out.result.change += (out.result.change.empty() ? "" : "; ") + c;
   out.result.edit = edits.size() == 1 ? edits.front().name : "all";
   out.result.param = edits.size() == 1 ? edits.front().param : "";
   out.result.scope = r.scope_name(scope);

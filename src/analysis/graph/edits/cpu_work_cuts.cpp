@@ -27,18 +27,12 @@ std::pair<NodeId, NodeId> nodes_within(const Graph& g, NodeId first, NodeId last
   return {lo, end};
 }
 
-int64_t cpu_work_within(const Graph& g, const GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b) {
+int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
   const auto [from, to] = nodes_within(g, first, last, a, b);
   int64_t have = 0;
   for (NodeId n = from; n < to; ++n) have += inside(g, s, n, a, b);
-  return have;
-}
-
-int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns) {
-  const int64_t have = cpu_work_within(g, s, first, last, a, b);
   if (have <= 0 || ns <= 0) return 0;
   const double cut = std::min(1.0, static_cast<double>(ns) / static_cast<double>(have));
-  const auto [from, to] = nodes_within(g, first, last, a, b);
   int64_t removed = 0;
   for (NodeId n = from; n < to; ++n) {
     const int64_t take = static_cast<int64_t>(static_cast<double>(inside(g, s, n, a, b)) * cut);

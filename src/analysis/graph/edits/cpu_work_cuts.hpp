@@ -14,12 +14,9 @@ namespace whyslow {
 // halving (a scan of the whole step for each op was quadratic in the cold step's length).
 std::pair<NodeId, NodeId> nodes_within(const Graph& g, NodeId first, NodeId last, int64_t a, int64_t b);
 
-// The CPU-work time of lane nodes first..last inside [a, b), at the state's durations (each node's
-// share of its measured time that lies inside).
-int64_t cpu_work_within(const Graph& g, const GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b);
-
-// Removes up to `ns` from the CPU-work nodes of lane nodes first..last in [a, b), each in proportion
-// to the part of it inside [a, b) that is left; returns what it removed.
+// Removes up to `ns` (INT64_MAX: all of it) from the CPU-work nodes of lane nodes first..last in
+// [a, b), each in proportion to the part of it inside [a, b) that is left, at the state's
+// durations; returns what it removed.
 int64_t shrink_work(const Graph& g, GraphState& s, NodeId first, NodeId last, int64_t a, int64_t b, int64_t ns);
 
 }  // namespace whyslow

@@ -36,8 +36,7 @@ EditOutcome edit_host_op(const EditContext& c, std::string_view param, GraphStat
       if (t.start_ns[e] < covered_to) continue;
       covered_to = t.end_ns(e);
       ++calls;
-      const int64_t work = cpu_work_within(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e));
-      removed += shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), work);
+      removed += shrink_work(g, s, sp.first, sp.last, t.start_ns[e], t.end_ns(e), INT64_MAX);  // all of it
     }
   }
   if (calls == 0) {
