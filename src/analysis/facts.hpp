@@ -44,6 +44,7 @@ enum class IdleCause : uint8_t {
   Backlog,     // the GPU's part before the trace's first GPU work: busy with work the trace does not show
   Tail,        // after the window's last GPU work
   Unlinked,    // the work that ends the gap has no launch call in the trace
+  Profiler,    // the CPU's part (or the tail) while the profiler kept its own books (CUPTI's buffer requests)
   Count
 };
 inline constexpr size_t kIdleCauses = static_cast<size_t>(IdleCause::Count);
@@ -205,6 +206,9 @@ struct FirstCall {
   EventId op = kNoEvent;
   int64_t excess_ns = 0;   // its time (less compilation and host waits) beyond the op's usual
   bool new_shape = false;  // the op ran before on another shape: work paid once per new shape
+  // Judged against the op's calls on other shapes, all launching GPU work (first_calls.cpp): the
+  // host's part of a GPU op does not grow with the shape, so a larger shape is no excuse.
+  bool launch_baseline = false;
   int step = -1;           // index into Facts::steps, -1 outside any
 };
 struct FirstCallFacts {

@@ -30,6 +30,9 @@ Readings chosen where the spec is loose (see FINDINGS.md):
     name (ProfilerStep#N, record_function blocks) an annotation.
   * Profiler overhead events on the thread other than buffer requests (Lazy Function Loading,
     Runtime Triggered Module Loading) are driver work done for a launch: launch.
+  * Time with no event open on the thread while an "Activity Buffer Request" (category overhead,
+    on any track: Kineto puts them on a row of their own) runs is profiler: the thread is stalled
+    in CUPTI; other time with no event open is other.
   * Times are integer ns on the trace's own clock: ts*1000, converted exactly from the decimal text.
 """
 from __future__ import annotations
@@ -327,7 +330,13 @@ def breakdown(trace: Trace, thread: tuple, w0: int, w1: int, detail: dict | None
     out = {c: 0 for c in CATEGORIES}
     evs = [ev for ev in trace.by_thread.get(thread, []) if ev.start < w1 and ev.end > w0
            and ev.end > ev.start]
+    if not hasattr(trace, "_buffer_requests"):
+        trace._buffer_requests = sorted((ev.start, ev.end) for ev in trace.cpu if ev.cat.lower() == "overhead"
+                                        and ev.name == "Activity Buffer Request" and ev.end > ev.start)
+    books = [(max(p0, w0), min(p1, w1)) for p0, p1 in trace._buffer_requests if p1 > w0 and p0 < w1]
     points = {w0, w1}
+    for p0, p1 in books:
+        points.update((p0, p1))
     for ev in evs:
         points.add(max(ev.start, w0))
         points.add(min(ev.end, w1))
@@ -366,6 +375,8 @@ def breakdown(trace: Trace, thread: tuple, w0: int, w1: int, detail: dict | None
             cat = "profiler"
         elif flags["compile"]:
             cat = "compile"
+        elif inner is None and any(p0 <= a < p1 for p0, p1 in books):
+            cat = "profiler"
         else:
             key = inner.index if inner is not None else -1
             if key not in cat_cache:

@@ -27,7 +27,9 @@ Per window (each ProfilerStep#N; a trace without steps: its whole window, first 
   * the part after it was queued is the GPU's: up to KQUEUED_NS long it is `scheduling` (the
     GPU's own latency from queue to start); longer, `backlog` when no GPU work at all precedes it
     in the trace (the GPU was busy with work from before the trace started), else `dependency`
-    (held back by another stream, an event, a host function).
+    (held back by another stream, an event, a host function);
+  * of the CPU's part (prefix, launch, sync) and of a tail, the time inside the profiler's own
+    "Activity Buffer Request" slices (category overhead, any track, merged) is `profiler`.
 Every class sums over the window's gaps; busy + the classes = the window's duration.
 
 Usage:  python3 idle_gaps.py TRACE.json[.gz]   -> JSON on stdout: {"windows": [...]} (ns)
@@ -41,7 +43,7 @@ import sys
 import cpu_breakdown as cb
 
 KQUEUED_NS = 50_000
-CLASSES = ["prefix", "launch", "sync", "scheduling", "dependency", "backlog", "tail", "unlinked"]
+CLASSES = ["prefix", "launch", "sync", "scheduling", "dependency", "backlog", "tail", "unlinked", "profiler"]
 GRAPH_LAUNCHES = {"cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"}
 STREAM_WAITS = {"cudaStreamWaitEvent", "hipStreamWaitEvent", "cuStreamWaitEvent"}
 CROSS_STREAM = ("cudaEventRecord", "hipEventRecord", "cuEventRecord", "cudaLaunchHostFunc", "hipLaunchHostFunc",
@@ -85,6 +87,19 @@ def analyze(path: str) -> dict:
     for v in list(waits_by_thread.values()) + list(wait_starts.values()):
         v.sort()
 
+    profiler = []
+    for a, b in sorted((ev.start, ev.end) for ev in t.cpu if ev.cat.lower() == "overhead"
+                       and ev.name == "Activity Buffer Request" and ev.end > ev.start):
+        if profiler and a <= profiler[-1][1]:
+            profiler[-1][1] = max(profiler[-1][1], b)
+        else:
+            profiler.append([a, b])
+
+    def cpu_part(a, b, cls, classes):
+        inside = sum(max(0, min(b, p1) - max(a, p0)) for p0, p1 in profiler)
+        classes["profiler"] += inside
+        classes[cls] += b - a - inside
+
     steps = t.steps()
     if steps:
         windows = [(s.name, s.start, s.end) for s in steps]
@@ -113,7 +128,7 @@ def analyze(path: str) -> dict:
                 waits += 1
         for a, b in gaps:
             if b == w1:  # no GPU work after it in the window
-                classes["tail"] += b - a
+                cpu_part(a, b, "tail", classes)
                 continue
             nxt = work[bisect.bisect_left(starts, b)]
             launch = launch_of.get(nxt.args.get("correlation")) if "correlation" in nxt.args else None
@@ -134,12 +149,12 @@ def analyze(path: str) -> dict:
                 by_wait += 1
             if split > a:
                 if a == w0:
-                    classes["prefix"] += split - a
+                    cpu_part(a, split, "prefix", classes)
                 else:
                     ends = waits_by_thread.get(launch.thread, [])
                     j = bisect.bisect_right(ends, a)
                     synced = j < len(ends) and ends[j] <= split
-                    classes["sync" if synced else "launch"] += split - a
+                    cpu_part(a, split, "sync" if synced else "launch", classes)
             if b > split:
                 if b - split <= KQUEUED_NS:
                     classes["scheduling"] += b - split

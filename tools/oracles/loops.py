@@ -18,7 +18,9 @@ events of its main thread (cpu_breakdown.Trace.main_thread), over their span, na
     at most p events, kept when it holds >= p/2 of them; >= 3 iterations;
   * iterations 2..N together (second's first event's start to the last's last event's end) take
     >= a tenth of iteration 1 (its first event's start to the second's);
-  * at least 2, and half, of iterations 2..N hold the same sequence of names;
+  * at least 2, and half, of iterations 2..N hold the same sequence of names; where the marker
+    records "Input Dims", at least 2 of iterations 2..N open on the same dims (layers of one
+    pass repeat names on new shapes; a loop repeats its work);
   * the marker whose iterations span the most top-level events wins (ties: the earliest);
   * kept when it spans >= half the step's time and >= half its top-level events.
 Each iteration is [start of its first event, start of the next iteration) (the last: to the end of
@@ -95,6 +97,12 @@ def marker_iterations(names, positions, kids):
     most = max(counts.values())
     if most < 2 or most < 0.5 * (len(spans) - 1):
         return None
+    if kids[spans[1][0]]["dims"] is not None:
+        opened = defaultdict(int)
+        for a, _ in spans[1:]:
+            opened[json.dumps(kids[a]["dims"])] += 1
+        if max(opened.values()) < 2:
+            return None
     return p, spans
 
 
@@ -107,7 +115,8 @@ def analyze(path: str) -> dict:
         t0 = cb.to_ns(e["ts"])
         events.append({"name": e.get("name", ""), "cat": e.get("cat", ""), "t0": t0,
                        "t1": t0 + cb.to_ns(e.get("dur", 0)), "thread": cb.thread_key(e), "order": i,
-                       "corr": (e.get("args") or {}).get("correlation")})
+                       "corr": (e.get("args") or {}).get("correlation"),
+                       "dims": (e.get("args") or {}).get("Input Dims")})
     by_thread = defaultdict(list)
     for e in events:
         if e["cat"] in CPU_SIDE:

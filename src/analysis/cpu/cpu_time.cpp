@@ -18,7 +18,10 @@
 //        cpu_op: dispatch when its top-level op (the outermost op around it on the thread)
 //                    launches GPU work — framework overhead on the way to the GPU — else
 //                    cpu_compute (CPU math, preprocessing on CPU tensors);
-//        anything else (a record_function's self time), or no event at all: other.
+//        anything else (a record_function's self time): other;
+//        no event at all: profiler while the profiler keeps its books on a track of its own
+//                    (CUPTI's buffer requests: the thread stalls in CUPTI meanwhile, a warm call's
+//                    3.1 ms before its first op), else other.
 // The categories of a step sum to its duration exactly: one sweep over the thread's events hands
 // each instant to the top of the open-event stack.
 #include <algorithm>
@@ -28,6 +31,7 @@
 #include "analysis/core/event_names.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/core/innermost_sweep.hpp"
+#include "analysis/core/intervals.hpp"
 #include "trace/name_memo.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/passes.hpp"
@@ -232,18 +236,43 @@ class Windows {
   }
 }
 
+// The profiler's buffer requests on any track, merged: the time a thread with no event open
+// spends stalled in CUPTI.
+std::vector<Interval> profiler_bookkeeping(const Trace& t) {
+  std::vector<Interval> out;
+  for (EventId e = 0; e < t.size(); ++e)
+    if (t.kind[e] == EventKind::Overhead && t.dur_ns[e] > 0 && is_profiler_buffer_request(t.name_of(e)))
+      out.emplace_back(t.start_ns[e], t.end_ns(e));
+  merge_intervals(out);
+  return out;
+}
+
 // One sweep over a thread: each instant goes to the innermost open event's category (instants
-// with no open event to Other), then to its context's when a context is open then.
+// with no open event to Profiler inside `bookkeeping`, else Other), then to its context's when a
+// context is open then.
 void sweep_thread(const Trace& t, const Track& tr, NameTraits& names, const std::vector<CpuCategory>& cats,
-                  std::vector<StepFacts*>& windows) {
+                  const std::vector<Interval>& bookkeeping, std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
   const std::vector<ContextPiece> pieces = contexts(t, tr, names);
   size_t next = 0;
   Windows lookup(windows);
+  auto book = bookkeeping.begin();  // the first piece that may end after the stretch being added
   sweep_innermost<CpuCategory>(
       t, tr.events.begin(), tr.events.end(), windows.front()->start_ns, windows.back()->end_ns, {}, CpuCategory::Other,
       [&](std::vector<EventId>::const_iterator it) { return cats[static_cast<size_t>(it - tr.events.begin())]; },
-      [&](int64_t a, int64_t b, CpuCategory c, bool) { add_span_in_context(lookup, pieces, next, a, b, c); });
+      [&](int64_t a, int64_t b, CpuCategory c, bool open) {
+        if (!open) {
+          for (; book != bookkeeping.end() && book->first < b; ++book) {
+            if (book->second <= a) continue;
+            if (book->first > a) add_span_in_context(lookup, pieces, next, a, book->first, c);
+            const int64_t to = std::min(b, book->second);
+            add_span_in_context(lookup, pieces, next, std::max(a, book->first), to, CpuCategory::Profiler);
+            a = to;
+            if (book->second > b) break;  // it goes on into the next stretch
+          }
+        }
+        if (b > a) add_span_in_context(lookup, pieces, next, a, b, c);
+      });
 }
 
 
@@ -320,6 +349,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
   HostWaitNames waits(t);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
+  const std::vector<Interval> bookkeeping = profiler_bookkeeping(t);
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
   if (steps.empty() && window_thread != UINT32_MAX && window.end_ns > window.start_ns)
     on_track[window_thread].push_back(&window);
@@ -328,7 +358,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
     if (windows.empty()) continue;
     std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
     const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, waits, per_event);
-    sweep_thread(t, t.tracks[k], names, cats, windows);
+    sweep_thread(t, t.tracks[k], names, cats, bookkeeping, windows);
     data_loading_and_allocator(t, t.tracks[k], names, gpu_busy, windows);
   }
   // With steps, the whole-trace window is the sum of the steps (time outside steps is not broken down).
@@ -353,7 +383,7 @@ void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy, T
   HostWaitNames waits(t);
   const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
   std::vector<StepFacts*> lookup = windows;  // the sweeps walk their own cursor over it
-  sweep_thread(t, t.tracks[thread], names, cats, lookup);
+  sweep_thread(t, t.tracks[thread], names, cats, profiler_bookkeeping(t), lookup);
   data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, lookup);
 }
 

@@ -7,6 +7,7 @@
 
 #include "analysis/core/median.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
+#include "analysis/core/track_range.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "trace/steps.hpp"
@@ -80,6 +81,12 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     by_shape[{t.name[e], t.input_dims_of(e)}].push_back(call);
     by_name[t.name[e]].push_back(call);
   }
+  // Does a call launch GPU work (a kernel, copy or memset) from inside it, on its thread?
+  const auto launches_gpu_work = [&](EventId e) {
+    for (EventId x : starting_in(t, t.track[e], t.start_ns[e], t.end_ns(e), true))
+      if (t.is_launch(x)) return true;
+    return false;
+  };
   std::unordered_set<EventId> first_of_shape;
   for (const auto& [key, calls] : by_shape) first_of_shape.insert(calls.front().e);
   const std::optional<int64_t> first_step = steps.empty() ? std::nullopt : profiler_step_number(steps.front().name);
@@ -96,6 +103,19 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
       if (t.start_ns[other.e] < t.start_ns[first.e]) ran_before = true;
       if (calls.size() == 1 && !first_of_shape.count(other.e)) usual.push_back(other.own_ns);
     }
+    // The op's first call in the trace, on a shape it never ran again, when its calls on other
+    // shapes were each a first of their shape too (one pass through a model: every layer a new
+    // width). Those calls are a baseline when all of them launch GPU work: the host's part of an op
+    // that hands its work to the GPU is dispatch and launches, the same on any shape, so a first
+    // call far beyond them paid a library's first use (cuDNN's handle: 519 ms in a first conv2d
+    // whose later convolutions take 3-120 ms). The later calls may still carry first-use work of
+    // their own (a new kernel's module), so the baseline is high and the excess a floor.
+    bool launch_baseline = false;
+    if (usual.empty() && !ran_before && launches_gpu_work(first.e)) {
+      for (const JudgedCall& other : by_name[key.first])
+        if (other.e != first.e && launches_gpu_work(other.e)) usual.push_back(other.own_ns);
+      launch_baseline = true;
+    }
     if (usual.empty()) continue;  // no call to compare with: no evidence either way
     const int64_t typical = median(usual);
     const int64_t excess = first.own_ns - typical;
@@ -109,7 +129,7 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     // An op's first call in the trace is its first call in the program only near the trace's start:
     // a trace recorded from step 1,009 of a run holds no first call after its first step.
     if (!new_shape && !steps.empty() && !in_first_step) continue;
-    out.push_back({first.e, excess, new_shape, step_containing(steps, t.start_ns[first.e])});
+    out.push_back({first.e, excess, new_shape, launch_baseline, step_containing(steps, t.start_ns[first.e])});
   }
   std::sort(out.begin(), out.end(), [&](const FirstCall& a, const FirstCall& b) { return t.start_ns[a.op] < t.start_ns[b.op]; });
   return out;

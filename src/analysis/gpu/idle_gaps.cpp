@@ -24,6 +24,9 @@
 // 5. The part after it is the GPU's: up to kQueueLatencyNs (facts.hpp) `Scheduling`; longer, `Backlog` when it
 //    ends at or before the trace's first GPU work (the GPU was busy with work from before the
 //    profiler started), else `Dependency`.
+// 6. Of the CPU's part (rule 4) and of a `Tail`, the time the profiler spent on its own books
+//    (CUPTI's Activity Buffer Request, on any track) is `Profiler`: a run without the profiler does
+//    not pay it (a warm call's 3.1 ms "prefix" that was the profiler's first buffer).
 // busy + the causes = the window's duration, exactly.
 //
 // Cost: one pass over the events, one sort of the GPU work; per window a binary search and its
@@ -31,6 +34,7 @@
 #include <algorithm>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/core/intervals.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/gpu/lazy_submission.hpp"
 #include "analysis/passes.hpp"
@@ -50,9 +54,17 @@ struct IdleIndex {
   std::vector<std::vector<int64_t>> wait_starts;    // per track: starts of its host-blocking calls, sorted
   std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
   std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
+  std::vector<Interval> profiler;                   // the profiler's bookkeeping, merged
   int64_t first_gpu_ns = INT64_MAX;
   bool dependency_evidence = false;  // GpuIdle::dependency_evidence
 };
+
+// Rule 6: [a, b)'s time spent in the profiler's bookkeeping goes to `Profiler`, the rest to `c`.
+void add_cpu_part(const IdleIndex& x, int64_t a, int64_t b, IdleCause c, std::array<int64_t, kIdleCauses>& mine) {
+  const int64_t profiler = covered_length(x.profiler, a, b);
+  mine[static_cast<size_t>(IdleCause::Profiler)] += profiler;
+  mine[static_cast<size_t>(c)] += b - a - profiler;
+}
 
 IdleIndex index_of(const Trace& t) {
   IdleIndex x;
@@ -63,6 +75,8 @@ IdleIndex index_of(const Trace& t) {
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Sync) x.dependency_evidence = true;  // the GPU's own wait records
+    if (k == EventKind::Overhead && is_profiler_buffer_request(t.name_of(e)) && t.dur_ns[e] > 0)
+      x.profiler.emplace_back(t.start_ns[e], t.end_ns(e));
     if (is_gpu_activity(k)) {
       work.emplace_back(t.start_ns[e], e);
     } else if (is_host_api(k)) {
@@ -87,6 +101,7 @@ IdleIndex index_of(const Trace& t) {
     else x.runs.push_back({start, end, e});
   }
   if (!x.runs.empty()) x.first_gpu_ns = x.runs.front().start;
+  merge_intervals(x.profiler);
   for (auto& v : x.wait_ends) std::sort(v.begin(), v.end());
   for (auto& v : x.wait_starts) std::sort(v.begin(), v.end());
   std::sort(x.stream_waits.begin(), x.stream_waits.end());
@@ -123,7 +138,7 @@ bool split_gap(const Trace& t, const IdleIndex& x, int64_t a, int64_t b, bool op
       const auto it = std::upper_bound(ends.begin(), ends.end(), a);
       if (it != ends.end() && *it <= split) c = IdleCause::Sync;
     }
-    mine[static_cast<size_t>(c)] += split - a;
+    add_cpu_part(x, a, split, c, mine);
   }
   if (b > split) {
     const IdleCause c = b - split <= kQueueLatencyNs ? IdleCause::Scheduling
@@ -150,7 +165,7 @@ void classify(const Trace& t, const IdleIndex& x, StepFacts& w) {
   int64_t cursor = s;
   const auto gap = [&](int64_t a, int64_t b, EventId next) {
     std::array<int64_t, kIdleCauses> mine{};
-    if (next == kNoEvent) mine[static_cast<size_t>(IdleCause::Tail)] = b - a;
+    if (next == kNoEvent) add_cpu_part(x, a, b, IdleCause::Tail, mine);
     else if (split_gap(t, x, a, b, a == s, next, mine)) ++idle.submitted_at_wait;
     size_t largest = 0;
     for (size_t c = 0; c < kIdleCauses; ++c) {
@@ -187,6 +202,7 @@ std::string_view to_string(IdleCause c) {
     case IdleCause::Backlog: return "backlog";
     case IdleCause::Tail: return "tail";
     case IdleCause::Unlinked: return "unlinked";
+    case IdleCause::Profiler: return "profiler";
     case IdleCause::Count: break;
   }
   return "";

@@ -21,7 +21,10 @@
 // 4. Iterations 2..N together (from the start of the second to the end of the last's last event)
 //    take at least kMinLaterShare of iteration 1's time (start of the first to start of the second).
 // 5. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
-//    (a name that happens to be evenly spaced in work that does not repeat is not a loop).
+//    (a name that happens to be evenly spaced in work that does not repeat is not a loop). Where the
+//    marker records input shapes, at least kMinMatching of iterations 2..N must also open on the same
+//    shapes: a loop runs the same work again, while the layers of one pass through a model repeat
+//    names on ever new shapes (a convnet's conv2d → batch_norm → relu, its channels doubling).
 // 6. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
 //    earliest start). Covering the most events is what makes iteration 1 start where the loop's
 //    work starts: every marker of the same loop has the same period, and the one opening the
@@ -183,6 +186,7 @@ struct Iterations {
 // The top-level events' names and times, in order.
 struct TopLevel {
   std::vector<NameId> names;
+  std::vector<NameId> dims;  // each event's recorded input shapes, kNoName without
   std::vector<int64_t> starts, ends;
 };
 
@@ -225,6 +229,13 @@ std::optional<Iterations> iterations_of(const TopLevel& top, const std::vector<u
   for (size_t i = 1; i < it.spans.size(); ++i) most = std::max(most, ++same[hash(it.spans[i])]);
   if (most < kMinMatching || static_cast<double>(most) < kMinMatchingShare * static_cast<double>(it.spans.size() - 1))
     return std::nullopt;
+  if (top.dims[it.spans[1].first] != kNoName) {
+    std::unordered_map<NameId, size_t> same_shapes;
+    size_t repeated = 0;
+    for (size_t i = 1; i < it.spans.size(); ++i)
+      repeated = std::max(repeated, ++same_shapes[top.dims[it.spans[i].first]]);
+    if (repeated < kMinMatching) return std::nullopt;
+  }
   return it;
 }
 
@@ -293,6 +304,7 @@ std::vector<LoopFacts> find_loops(const Trace& t, const std::vector<StepFacts>& 
     TopLevel top;
     for (EventId e : kids) {
       top.names.push_back(t.name[e]);
+      top.dims.push_back(t.input_dims_of(e));
       top.starts.push_back(t.start_ns[e]);
       top.ends.push_back(t.end_ns(e));
     }

@@ -14,6 +14,21 @@ namespace {
 constexpr double kCaptureShare = 0.20;
 // Compilation holding half of a stepless window: the trace is torch.compile warming up.
 constexpr double kCompileShare = 0.50;
+// Start-up work holding half of a stepless window (cold_start's causes, the profiler's buffers
+// apart), with no start-up stretch to cut off and no loop to judge instead: the trace records a
+// process's first call alone (a first inference), whose launch gaps and CPU time are that one-off
+// work's. Half, as cold_start's own test of a cold step (kMinExplainedShare): the part that
+// decides what the window's time was spent on.
+constexpr double kColdWindowShare = 0.50;
+
+// The window's start-up work as cold_start explained it, the profiler's buffers apart.
+int64_t window_start_up_ns(const Facts& f) {
+  if (!f.steps.empty() || f.cold_start.step_ns <= 0) return 0;
+  int64_t ns = 0;
+  for (const ColdCause& c : f.cold_start.causes)
+    if (c.kind != ColdCauseKind::ProfilerBuffers) ns += c.total_ns;
+  return ns;
+}
 
 }  // namespace
 
@@ -23,6 +38,10 @@ TraceKind trace_kind(const Facts& f) {
     return TraceKind::GraphCapture;
   if (f.steps.empty() && static_cast<double>(f.compile.compile_ns) >= kCompileShare * window)
     return TraceKind::CompileWarmup;
+  const bool window_loop = std::any_of(f.loops.begin(), f.loops.end(), [](const LoopFacts& l) { return l.step == kLoopOverWindow; });
+  if (f.steps.empty() && f.steady_window.duration_ns <= 0 && !window_loop &&
+      static_cast<double>(window_start_up_ns(f)) >= kColdWindowShare * window)
+    return TraceKind::FirstCall;
   return TraceKind::Steady;
 }
 
@@ -31,6 +50,7 @@ std::string_view to_string(TraceKind k) {
     case TraceKind::Steady: return "steady";
     case TraceKind::GraphCapture: return "graph_capture";
     case TraceKind::CompileWarmup: return "compile_warmup";
+    case TraceKind::FirstCall: return "first_call";
   }
   return "";
 }

@@ -10,10 +10,12 @@ namespace whyslow {
 
 // What the trace records: a steady state, or a warm-up that no steady-state verdict applies to —
 // CUDA-graph capture (captures span ≥ 20 % of the window) or, without steps, torch.compile's
-// compilation (≥ 50 % of the window; with steps, cold_start leaves the compiling step out).
-enum class TraceKind : uint8_t { Steady, GraphCapture, CompileWarmup };
+// compilation (≥ 50 % of the window; with steps, cold_start leaves the compiling step out) or a
+// first call recorded alone (cold_start's start-up work ≥ 50 % of a window with no start-up
+// stretch to cut off and no loop).
+enum class TraceKind : uint8_t { Steady, GraphCapture, CompileWarmup, FirstCall };
 TraceKind trace_kind(const Facts& facts);
-std::string_view to_string(TraceKind kind);  // "steady", "graph_capture", "compile_warmup"
+std::string_view to_string(TraceKind kind);  // "steady", "graph_capture", "compile_warmup", "first_call"
 
 // All steps but the cold-start outlier and, while two or more remain, the steps paying for
 // first-seen input shapes (≥ 5 % of the step: Facts::first_calls); the whole trace as one window when the trace has no

@@ -82,6 +82,7 @@ std::string_view cause_words(IdleCause c) {
     case IdleCause::Backlog: return "running work from before the trace";
     case IdleCause::Tail: return "after the last GPU work";
     case IdleCause::Unlinked: return "before work with no launch in the trace";
+    case IdleCause::Profiler: return "the profiler's own bookkeeping";
     case IdleCause::Count: break;
   }
   return "";

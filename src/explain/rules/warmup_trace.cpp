@@ -11,7 +11,8 @@ namespace whyslow {
 
 void rule_warmup_trace(const Trace&, const Facts& f, std::vector<Finding>& out) {
   const TraceKind kind = trace_kind(f);
-  if (kind == TraceKind::Steady) return;
+  // A first call recorded alone: cold_start speaks, with its causes and what to record instead.
+  if (kind == TraceKind::Steady || kind == TraceKind::FirstCall) return;
   Finding x = make_finding(FindingId::warmup_trace);
   x.evidence = {us("window_us", f.window.duration_ns)};
   if (kind == TraceKind::GraphCapture) {

@@ -48,7 +48,9 @@ std::string header(const Trace& trace, const Facts& facts, size_t line_width) {
   const auto line = [&](const std::string& text) { append_wrapped(out, text, "  ", "    ", line_width); };
   line(fmt::format("{} · {} events · {} · trace window {} · {}", device_summary(trace), format_count(trace.size()),
                    step_count(facts.steps.size()), human_duration(facts.window.duration_ns), gpu_summary(facts)));
-  if (const TraceKind kind = trace_kind(facts); kind != TraceKind::Steady)
+  if (const TraceKind kind = trace_kind(facts); kind == TraceKind::FirstCall)
+    line("kind: a first call — start-up work holds most of the window: no steady-state verdict (see cold_start)");
+  else if (kind != TraceKind::Steady)
     line(fmt::format("kind: {} — a warm-up phase: no steady-state verdict (see warmup_trace)",
                      kind == TraceKind::GraphCapture ? "CUDA-graph capture" : "torch.compile compiling"));
   for (const LoopFacts& l : facts.loops)
