@@ -223,6 +223,28 @@ TEST(TruthRound3, TheFixAgreesWithWhatTheBeforeTraceSaid) {
   EXPECT_NEAR(static_cast<double>(sb), static_cast<double>(sa), 0.2 * static_cast<double>(sa));
 }
 
+// Class 2, the recorded "fix": coalesce_once_recorded's .to("cuda") of the prebuilt sparse tensor
+// makes its indices contiguous on the CPU every step (aten::to → … → aten::copy_, no CUDA call
+// inside it; Python over the raw events: one such copy_ a step, 4748.7, 4253.4, 4436.3, 4426.3 and
+// 2485.0 µs). It is CPU work, not the dispatcher's way to a launch: the steps' CPU time is the
+// CPU's own, and overhead_bound says so instead of advising CUDA graphs for launches.
+TEST(TruthRound3, ACopyThatCallsNoRuntimeIsCpuWork) {
+  const Trace t = load_trace(testing::fixture_in("truth_round3", "coalesce_once_recorded.json.gz"));
+  const Facts f = analyze(t);
+  const double copy_us[] = {4748.7, 4253.4, 4436.3, 4426.3, 2485.0};
+  ASSERT_EQ(f.steps.size(), std::size(copy_us));
+  for (size_t i = 0; i < f.steps.size(); ++i) {
+    const auto& cpu = f.steps[i].cpu_breakdown;
+    EXPECT_GE(static_cast<double>(cpu[static_cast<size_t>(CpuCategory::CpuCompute)]), copy_us[i] * 1e3) << i;
+    // The dispatcher's part is what is left around the launches (0.5-1.1 ms a step): once it held the copy too.
+    EXPECT_LT(3 * cpu[static_cast<size_t>(CpuCategory::Dispatch)], cpu[static_cast<size_t>(CpuCategory::CpuCompute)]) << i;
+  }
+  const std::vector<Finding> findings = explain(t, f);
+  const Finding* x = find(findings, "overhead_bound");
+  ASSERT_NE(x, nullptr);
+  EXPECT_NE(x->title.find("work of its own inside ops"), std::string::npos) << x->title;
+}
+
 // Class 3, in part: a share is never above 100 % (a DeepEP trace whose kernels were counted as
 // compute gave a GPU-busy share and a recoverable share over 100 %). Held on every trace there is:
 // the fixtures always, the public corpus and the two-GPU recordings where ../shared has them.

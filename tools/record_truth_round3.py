@@ -35,6 +35,12 @@ the cases, so every meta file has the same fields as the diff pairs' (docs there
 |                      |       | coalesced on the CPU every call, copied up, sparse.mm, sum().item()   |                 |
 | coalesce_once_       | 2     | the fix: the tensor built and coalesced once before the loop          | steady          |
 |   recorded           |       |                                                                       |                 |
+| aside_first_         | 5     | transformers GPT2Model (gpt2 config, random weights) fp32 eval, batch | one request,    |
+|   inference_gpt2     |       | 4 x 64 tokens, as first_inference_convnet                             | +warm (aside)   |
+| aside_stepless_      | 5     | a stem conv and 4 identical residual blocks (64 ch, 56x56) fp32 eval, | 6 calls from    |
+|   resnet_loop        |       | batch 16, 6 calls in one trace from the process's first, no schedule  | the first, aside|
+| cpu_gather_upload    | 2     | each call: x_cpu[:, ::2].to("cuda") (a 64 MB strided gather on the    | steady          |
+|                      |       | CPU inside aten::to, then the upload), a matmul, .sum().item()        |                 |
 """
 import contextlib, importlib.util, os, sys, tempfile, time  # noqa: E401
 
@@ -49,6 +55,8 @@ _spec.loader.exec_module(dp)
 
 COLD8 = dict(wait=0, warmup=0, active=8, repeat=1)
 ONE_REQUEST = dict(wait=0, warmup=0, active=1, repeat=1, no_schedule=True)  # see dp._profiled_loop
+SIX_CALLS = dict(wait=0, warmup=0, active=6, repeat=1, no_schedule=True)
+GATHER = dict(rows=8192, cols=4096, out=1024)
 COALESCE = dict(nodes=4096, features=256, hidden=64, entries=50_000)
 SDPA_LENGTHS = (37, 64, 37, 90, 128, 64, 200, 90)
 ATTN = dict(layers=4, dim=512, heads=8)
@@ -101,6 +109,70 @@ def bert_first_inference():
         "model": "transformers BertModel(BertConfig()), random weights, fp32, eval", "shapes": {"input_ids": [8, 128]},
         "work_per_step": {"samples": 8, "tokens": 8 * 128},
         "expected": "the first request pays the kernels' and cuBLAS's first-use costs; the warm one does not"})
+
+
+def gpt2_first_inference():
+    torch = _torch()
+    import transformers
+    cfg = transformers.GPT2Config()  # gpt2: 12 layers, hidden 768
+    torch.manual_seed(0)
+    model = transformers.GPT2Model(cfg).cuda().eval()
+    ids = torch.randint(0, cfg.vocab_size, (4, 64), device="cuda")
+
+    def call(i):
+        with torch.no_grad(), dp._rf("inference"):
+            return model(input_ids=ids).last_hidden_state
+    return dict(call=call, meta={
+        "code": "with no_grad(), record_function('inference'): model(input_ids=ids)", "class": 5,
+        "model": "transformers GPT2Model(GPT2Config()), random weights, fp32, eval", "shapes": {"input_ids": [4, 64]},
+        "work_per_step": {"samples": 4, "tokens": 4 * 64},
+        "expected": "the first request pays first-use costs; the warm one does not"})
+
+
+def resnet_loop():
+    torch = _torch()
+    nn = torch.nn
+    torch.manual_seed(0)
+
+    class Block(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            return torch.relu(x + self.b2(self.c2(torch.relu(self.b1(self.c1(x))))))
+    model = nn.Sequential(nn.Conv2d(3, 64, 7, stride=4, padding=3), nn.BatchNorm2d(64), nn.ReLU(),
+                          *[Block(64) for _ in range(4)], nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                          nn.Linear(64, 10)).cuda().eval()
+    x = torch.randn(16, 3, 224, 224, device="cuda")
+
+    def call(i):
+        with torch.no_grad():
+            return model(x)
+    return dict(call=call, meta={
+        "code": "for i in range(6): with no_grad(): model(x)   (profiler around the loop, no schedule)", "class": 5,
+        "model": "Conv2d(3, 64, 7, stride 4), BatchNorm2d, ReLU, 4 x residual block [Conv2d 3x3, BN, ReLU, Conv2d 3x3, "
+                 "BN, add, ReLU] at 64 ch 56x56, AdaptiveAvgPool2d, Linear(64, 10); fp32, eval",
+        "shapes": {"x": [16, 3, 224, 224]}, "work_per_step": {"samples": 16},
+        "expected": "six calls of one model: a loop whose first iteration pays first use, the rest warm"})
+
+
+def gather_upload():
+    torch = _torch()
+    torch.manual_seed(0)
+    r, c, o = GATHER["rows"], GATHER["cols"], GATHER["out"]
+    x_cpu, w = torch.randn(r, c), torch.randn(c // 2, o, device="cuda")
+
+    def call(i):
+        with torch.no_grad():
+            xb = x_cpu[:, ::2].to("cuda")  # strided: the CPU gathers it into a contiguous buffer first
+            return (xb @ w).sum().item()
+    return dict(call=call, meta={
+        "class": 2, "code": 'xb = x_cpu[:, ::2].to("cuda"); (xb @ w).sum().item()',
+        "shapes": {"x_cpu": [r, c], "w": [c // 2, o]}, "work_per_step": {"samples": r},
+        "expected": "each call's CPU time is mostly the strided gather on the CPU inside aten::to (CPU work, "
+                    "not dispatch), then the upload from pageable memory"})
 
 
 def coalesce(once):
@@ -329,6 +401,10 @@ CASES = {
                                         timeout=150, note="aside: never tune to it"),
     "coalesce_recorded": _case(lambda: coalesce(False), 20),
     "coalesce_once_recorded": _case(lambda: coalesce(True), 20),
+    "aside_first_inference_gpt2": _case(gpt2_first_inference, 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
+                                        timeout=150, note="aside: never tune to it"),
+    "aside_stepless_resnet_loop": _case(resnet_loop, 25, cold=True, sched=SIX_CALLS, note="aside: never tune to it"),
+    "cpu_gather_upload": _case(gather_upload, 20),
 }
 
 

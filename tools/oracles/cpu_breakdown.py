@@ -11,7 +11,8 @@ Usage:  python3 cpu_breakdown.py TRACE.json[.gz]   -> JSON on stdout
 
 Written by a helper of the project from the definition alone (not from the C++), then aligned with
 the three readings the C++ documents: ops count as dispatch when their top-level op launches GPU
-work; a copy from pageable memory blocks the host (sync_wait); the main thread of a stepless trace
+work (but an aten::copy_ that calls no runtime or driver function inside it is cpu_compute: it copied
+on the CPU); a copy from pageable memory blocks the host (sync_wait); the main thread of a stepless trace
 is, of the threads that launch GPU work, the one with the most top-level time.
 
 Readings chosen where the spec is loose (see FINDINGS.md):
@@ -199,6 +200,23 @@ class Trace:
             self._linked_launches = out
         return self._linked_launches
 
+    def calls_runtime_inside(self, ev: Event) -> bool:
+        """Does any runtime or driver call run inside `ev` on its own thread?"""
+        if not hasattr(self, "_runtime_calls"):
+            self._runtime_calls = {}
+            for x in self.cpu:
+                if x.cat in RUNTIME_CATS:
+                    self._runtime_calls.setdefault(x.thread, []).append((x.start, x.end))
+            for v in self._runtime_calls.values():
+                v.sort()
+        calls = self._runtime_calls.get(ev.thread, [])
+        i = bisect.bisect_left(calls, (ev.start, -1))
+        while i < len(calls) and calls[i][0] < ev.end:
+            if calls[i][1] <= ev.end:
+                return True
+            i += 1
+        return False
+
     def pageable_copy_correlations(self) -> set:
         """Correlations of copies from/to pageable host memory: their calls block the host."""
         return {ev.args["correlation"] for ev in self.device
@@ -316,6 +334,9 @@ def innermost_category(trace: Trace, ev: Event | None) -> str:
         # CPU work in Python: inside a call of >= 1 ms that launches no device work.
         return "cpu_compute" if trace.in_python_work(ev) else "python"
     if kind == "op":
+        # An aten::copy_ that calls no runtime or driver function copied on the CPU.
+        if ev.name == "aten::copy_" and not trace.calls_runtime_inside(ev):
+            return "cpu_compute"
         return "dispatch" if trace.launches_inside(trace.outermost_op(ev)) else "cpu_compute"
     if ev.cat == "overhead" and ev.name not in PROFILER_NAMES:
         return "launch"  # CUDA driver work done for the first launch of a function

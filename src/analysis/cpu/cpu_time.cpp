@@ -17,7 +17,12 @@
 //                    no GPU work (a preprocessing function in NumPy or PIL, say);
 //        cpu_op: dispatch when its top-level op (the outermost op around it on the thread)
 //                    launches GPU work — framework overhead on the way to the GPU — else
-//                    cpu_compute (CPU math, preprocessing on CPU tensors);
+//                    cpu_compute (CPU math, preprocessing on CPU tensors); but an aten::copy_
+//                    with no runtime or driver call inside it is cpu_compute wherever it sits:
+//                    a copy that touches a GPU calls the runtime (a kernel, a memcpy), so one
+//                    that calls nothing moved its bytes on the CPU (a strided tensor gathered
+//                    into a contiguous buffer inside aten::to before its upload: 4.4 ms a step in
+//                    truth_round3/coalesce_once_recorded);
 //        anything else (a record_function's self time): other;
 //        no event at all: profiler while the profiler keeps its books on a track of its own
 //                    (CUPTI's buffer requests: the thread stalls in CUPTI meanwhile, a warm call's
@@ -73,14 +78,16 @@ class NameTraits {
   bool record_function(EventId e) { return memo_.of(e).record_function; }
   bool allocator(EventId e) { return memo_.of(e).allocator; }
   bool data_loader(EventId e) { return memo_.of(e).data_loader; }
+  bool tensor_copy(EventId e) { return memo_.of(e).tensor_copy; }
 
  private:
   struct Traits {
     Context context;
-    bool record_function, allocator, data_loader;
+    bool record_function, allocator, data_loader, tensor_copy;
   };
   static Traits test(std::string_view n) {
-    return {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n)};
+    return {context_of_name(n), is_record_function_name(n), is_allocator_call(n), is_data_loader_span(n),
+            n == "aten::copy_"};
   }
   NameMemo<Traits, Traits (*)(std::string_view)> memo_;
 };
@@ -110,6 +117,7 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, Name
   enum TopOp : uint8_t { kNoTopOp, kTopOpLaunches, kTopOpQuiet };
   struct Slot {
     uint8_t launches_below : 1 = 0;  // its subtree launches GPU work
+    uint8_t calls_api_below : 1 = 0; // its subtree holds a runtime or driver call
     uint8_t in_python_work : 1 = 0;  // inside a long Python call that launches nothing
     uint8_t top_op : 2 = kNoTopOp;   // the outermost op above (or itself): launches GPU work below?
     uint8_t context : 2 = static_cast<uint8_t>(Context::None);
@@ -118,7 +126,12 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, Name
   std::vector<Slot> slot(tr.events.size());
   for (uint32_t i = static_cast<uint32_t>(tr.events.size()); i-- > 0;) {
     if (t.is_launch(tr.events[i])) slot[i].launches_below = 1;
-    if (slot[i].launches_below && index_of_parent[i] != UINT32_MAX) slot[index_of_parent[i]].launches_below = 1;
+    if (is_host_api(t.kind[tr.events[i]])) slot[i].calls_api_below = 1;
+    if (index_of_parent[i] != UINT32_MAX) {
+      Slot& parent = slot[index_of_parent[i]];
+      parent.launches_below |= slot[i].launches_below;
+      parent.calls_api_below |= slot[i].calls_api_below;
+    }
   }
   std::vector<CpuCategory> cats(tr.events.size(), CpuCategory::Other);
   // An ATen op, not a record_function block filed as one (2021 traces).
@@ -144,7 +157,8 @@ std::vector<CpuCategory> categorize_thread(const Trace& t, const Track& tr, Name
     } else if (t.kind[e] == EventKind::PythonFunction) {
       c = s.in_python_work ? CpuCategory::CpuCompute : CpuCategory::Python;
     } else if (is_op(e)) {
-      c = s.top_op == kTopOpLaunches ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
+      const bool cpu_copy = !s.calls_api_below && names.tensor_copy(e);
+      c = s.top_op == kTopOpLaunches && !cpu_copy ? CpuCategory::Dispatch : CpuCategory::CpuCompute;
     }
     cats[i] = c;
     out[e] = context == Context::None ? c : with_context(context);
