@@ -79,11 +79,13 @@ TEST(ColdFirstCalls, NotWithoutShapesOrWithTheGpuUnrecorded) {
 // 100 ms of GPU-bound work it waits for at the end. A launch's lag runs from its call's start, so the first kernel's lag
 // held the 300 ms: the one-off replay removed the call and kept the lag (the audit's Switch
 // Transformer: 322.7 ms removed, the trace 8 % shorter where about a third was expected). With the
-// loading gone, the lag loses it too.
+// loading gone, the lag loses it too. The first launch goes through cudaLaunchKernelExC, the rest
+// through cudaLaunchKernel: 21 launches of one name would be a loop of 21 one-call iterations, the
+// first cold (loops.cpp), and this test is about the whole stepless window.
 TEST(ColdFirstCalls, RemovingAFirstLaunchsLoadingMovesItsKernelEarlier) {
   testing::GeneratedTrace t;
   t.launch(1, 0, 300'010, 5'000);
-  t.event("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 300'000, "{\"correlation\":1}");
+  t.event("cuda_runtime", "cudaLaunchKernelExC", 1, 1, 0, 300'000, "{\"correlation\":1}");
   for (int i = 0; i < 20; ++i) t.launch(2 + i, 300'020 + 10 * i, 305'010 + 5'000 * i, 5'000);
   t.event("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 300'300, 104'720);  // the script waits for its result
   std::string json = t.take();

@@ -1,4 +1,4 @@
-// A process's first call recorded alone, and the same call warm: the H100 recordings
+// A process's first call recorded alone, the same call warm, and six calls from the first: the H100 recordings
 // truth_round3/first_inference_convnet(_warm) (tools/record_truth_round3.py; torch timed the cold
 // call at 1,062.6 ms, the warm ones unprofiled at a median 1.65 ms). What an expert reads in the
 // raw events, checked here:
@@ -41,6 +41,29 @@ TEST(FirstCallRecorded, AModelsLayersAreNoLoop) {
   // conv2d → batch_norm → relu repeats with period 3, but each conv2d opens on new shapes (Python
   // over the raw events: 8 calls, 8 distinct "Input Dims"): layers, not iterations.
   EXPECT_TRUE(f.loops.empty());
+}
+
+// Six calls of one model under a bare profile() from the process's first call (stepless_resnet_loop:
+// torch timed 483.1 ms, then 2.37, 1.73, 1.80, 1.52 and 2.65 ms). Python over the raw events: 217
+// top-level events, the harness's cudaDeviceSynchronize before and after each call and 34 ops a call
+// (conv2d, batch_norm and relu recurring inside it, flatten once, late). The loop is the six calls,
+// its first iteration the cold one: the later five are judged, not the start-up.
+TEST(FirstCallRecorded, SixCallsOfAModelAreALoopFromItsFirstCall) {
+  const Trace t = load_trace(testing::fixture_in("truth_round3", "stepless_resnet_loop.json.gz"));
+  const Facts f = analyze(t);
+  ASSERT_EQ(f.loops.size(), 1u);
+  const LoopFacts& l = f.loops.front();
+  EXPECT_EQ(l.iteration_count, 6u);
+  EXPECT_EQ(l.period, 36u);
+  EXPECT_EQ(l.iterations.front().start_ns, f.window.start_ns);  // it starts with the block
+  EXPECT_GT(l.iterations.front().duration_ns, 480'000'000);
+  EXPECT_LT(l.median_ns, 3'000'000);
+  EXPECT_EQ(trace_kind(f), TraceKind::Steady);
+  const std::vector<Finding> findings = explain(t, f);
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(to_string(findings[0].id), "cold_start");
+  EXPECT_EQ(to_string(findings[1].id), "overhead_bound");
+  EXPECT_NE(findings[1].title.find("iteration after the first (5 of them"), std::string::npos) << findings[1].title;
 }
 
 TEST(FirstCallRecorded, ALibrarysFirstUseIsJudgedAgainstTheOpsCallsOnOtherShapes) {

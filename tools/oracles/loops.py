@@ -13,15 +13,20 @@ events of its main thread (cpu_breakdown.Trace.main_thread), over their span, na
   * a marker is a name occurring >= 3 times among them; occurrences are dropped from the front
     while the gap to the next is under half the (upper) median of the later gaps (at most 3 of
     them, else the name is no marker); the later gaps
-    must then all lie within max(1, 10 %) of that median p;
+    must then all lie within max(1, 10 %) of that median p; when the first occurrence is at
+    position s > 0 and the s names before every later occurrence are the block's first s names
+    (s under every gap), every occurrence moves s positions earlier (the iterations start with
+    the block);
   * iteration k runs from occurrence k to occurrence k+1; the last from the last occurrence over
     at most p events, kept when it holds >= p/2 of them; >= 3 iterations;
   * iterations 2..N together (second's first event's start to the last's last event's end) take
-    >= a tenth of iteration 1 (its first event's start to the second's);
+    >= a tenth of iteration 1 (its first event's start to the second's), unless iteration 1 holds
+    the same names as the most common sequence of iterations 2..N;
   * at least 2, and half, of iterations 2..N hold the same sequence of names; where the marker
     records "Input Dims", at least 2 of iterations 2..N open on the same dims (layers of one
     pass repeat names on new shapes; a loop repeats its work);
-  * the marker whose iterations span the most top-level events wins (ties: the earliest);
+  * the marker whose iterations span the most top-level events wins (ties: the earliest start,
+    then the marker whose first occurrence is nearest it);
   * kept when it spans >= half the step's time and >= half its top-level events.
 Each iteration is [start of its first event, start of the next iteration) (the last: to the end of
 its last event); GPU busy is the union of the kernels, copies and memsets whose launch call starts
@@ -81,15 +86,16 @@ def marker_iterations(names, positions, kids):
     slack = max(1.0, 0.1 * p)
     if any(abs(g - p) > slack for g in later):
         return None
+    # the marker sits late in each iteration: the s = pos[0] events before every occurrence are the
+    # block's first s events (and s is under every gap) -> every iteration starts s events earlier
+    marker_at = s = pos[0]
+    if s > 0 and all(s < b - a and names[b - s:b] == names[:s] for a, b in zip(pos, pos[1:])):
+        pos = [x - s for x in pos]
     spans = [(a, b - 1) for a, b in zip(pos, pos[1:])]
     last_end = min(len(names), pos[-1] + p)
     if 2 * (last_end - pos[-1]) >= p:
         spans.append((pos[-1], last_end - 1))
     if len(spans) < 3:
-        return None
-    first_ns = kids[spans[1][0]]["t0"] - kids[spans[0][0]]["t0"]
-    later_ns = kids[spans[-1][1]]["t1"] - kids[spans[1][0]]["t0"]
-    if later_ns < 0.1 * first_ns:
         return None
     counts = defaultdict(int)
     for a, b in spans[1:]:
@@ -97,13 +103,18 @@ def marker_iterations(names, positions, kids):
     most = max(counts.values())
     if most < 2 or most < 0.5 * (len(spans) - 1):
         return None
+    usual = next(seq for a, b in spans[1:] for seq in [tuple(names[a:b + 1])] if counts[seq] == most)
+    first_ns = kids[spans[1][0]]["t0"] - kids[spans[0][0]]["t0"]
+    later_ns = kids[spans[-1][1]]["t1"] - kids[spans[1][0]]["t0"]
+    if tuple(names[spans[0][0]:spans[0][1] + 1]) != usual and later_ns < 0.1 * first_ns:
+        return None
     if kids[spans[1][0]]["dims"] is not None:
         opened = defaultdict(int)
         for a, _ in spans[1:]:
             opened[json.dumps(kids[a]["dims"])] += 1
         if max(opened.values()) < 2:
             return None
-    return p, spans
+    return p, spans, marker_at
 
 
 def analyze(path: str) -> dict:
@@ -159,9 +170,9 @@ def analyze(path: str) -> dict:
             found = marker_iterations(names, pos, kids)
             if not found:
                 continue
-            p, spans = found
+            p, spans, marker_at = found
             covered = spans[-1][1] + 1 - spans[0][0]
-            key = (covered, -spans[0][0])
+            key = (covered, -spans[0][0], -marker_at)
             if best is None or key > best[0]:
                 best = (key, name, p, spans)
         if not best:

@@ -15,18 +15,25 @@
 //    occurrence whose gap to the next is under p/2 is not an iteration of this loop but the
 //    same name in the set-up before it, and is dropped from the front (at most
 //    kMaxSetupOccurrences of them).
+//    A marker occurring late in each iteration (a model's flatten, with conv2d, batch_norm and relu
+//    repeating inside it) opens its iterations where the loop's work starts when the s events before
+//    every occurrence repeat the block's first s events (s = the first occurrence's position, under
+//    the shortest gap): each iteration is then shifted s events earlier, so the first starts with the
+//    block (the process's first call of a model, 97 % of a stepless trace, is the loop's first
+//    iteration, not set-up before it).
 // 3. Iteration k spans from the k-th occurrence to the next; the last from the last occurrence
 //    over at most p events (what follows is the step's epilogue), kept only when it holds at least
 //    p/2 events (else it is a partial iteration: the marker also ran after the loop).
 // 4. Iterations 2..N together (from the start of the second to the end of the last's last event)
-//    take at least kMinLaterShare of iteration 1's time (start of the first to start of the second).
+//    take at least kMinLaterShare of iteration 1's time (start of the first to start of the second),
+//    unless iteration 1 holds the same sequence of names as most of them (step 5's).
 // 5. At least kMinMatchingShare of iterations 2..N, and kMinMatching, must repeat exactly the same sequence of names
 //    (a name that happens to be evenly spaced in work that does not repeat is not a loop). Where the
 //    marker records input shapes, at least kMinMatching of iterations 2..N must also open on the same
 //    shapes: a loop runs the same work again, while the layers of one pass through a model repeat
 //    names on ever new shapes (a convnet's conv2d → batch_norm → relu, its channels doubling).
 // 6. Of all candidates, the one whose iterations cover the most top-level events wins (ties: the
-//    earliest start). Covering the most events is what makes iteration 1 start where the loop's
+//    earliest start, then the marker nearest it). Covering the most events is what makes iteration 1 start where the loop's
 //    work starts: every marker of the same loop has the same period, and the one opening the
 //    iteration earliest covers the most.
 // 7. The loop is kept when it covers ≥ kMinLoopShare of the step's time and of its top-level events.
@@ -37,6 +44,7 @@
 #include <iterator>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/core/event_names.hpp"
@@ -177,6 +185,7 @@ std::pair<EventId, std::vector<EventId>> top_level(const Trace& t, EventId step,
 
 struct Iterations {
   NameId marker = kNoName;
+  uint32_t marker_at = 0;  // the marker's first occurrence in S (after step 2's shift, the iterations start earlier)
   uint32_t period = 0;
   std::vector<std::pair<uint32_t, uint32_t>> spans;  // [first, last] positions in S, per iteration
   size_t covered() const { return spans.empty() ? 0 : spans.back().second + 1 - spans.front().first; }
@@ -210,24 +219,38 @@ std::optional<Iterations> iterations_of(const TopLevel& top, const std::vector<u
   const double slack = std::max(1.0, kGapTolerance * static_cast<double>(p));
   for (int64_t g : later)
     if (std::abs(static_cast<double>(g - p)) > slack) return std::nullopt;
+  // Step 2's shift to the block's start: the events before every occurrence are the block's first ones.
+  const uint32_t marker_at = pos[0], shift = pos[0];
+  bool opens_block = shift > 0;
+  for (size_t i = 1; i < pos.size() && opens_block; ++i)
+    opens_block = shift < pos[i] - pos[i - 1] &&
+                  std::equal(top.names.begin(), top.names.begin() + shift, top.names.begin() + (pos[i] - shift));
+  if (opens_block)
+    for (uint32_t& at : pos) at -= shift;
   Iterations it;
   it.marker = name;
+  it.marker_at = marker_at;
   it.period = static_cast<uint32_t>(p);
   for (size_t i = 0; i + 1 < pos.size(); ++i) it.spans.emplace_back(pos[i], pos[i + 1] - 1);
   const size_t last_end = std::min(top.names.size(), static_cast<size_t>(pos.back()) + static_cast<size_t>(p));
   if (2 * (last_end - pos.back()) >= static_cast<size_t>(p)) it.spans.emplace_back(pos.back(), last_end - 1);
   if (it.spans.size() < kMinIterations) return std::nullopt;
-  const int64_t first_ns = top.starts[it.spans[1].first] - top.starts[it.spans[0].first];
-  const int64_t later_ns = top.ends[it.spans.back().second] - top.starts[it.spans[1].first];
-  if (static_cast<double>(later_ns) < kMinLaterShare * static_cast<double>(first_ns)) return std::nullopt;
   // Iterations 2..N repeating one sequence of names: compare polynomial hashes of their spans.
   const auto hash = [&](std::pair<uint32_t, uint32_t> s) {
     return prefix_hash[s.second + 1] - prefix_hash[s.first] * powers[s.second + 1 - s.first];
   };
   std::unordered_map<uint64_t, size_t> same;
   size_t most = 0;
-  for (size_t i = 1; i < it.spans.size(); ++i) most = std::max(most, ++same[hash(it.spans[i])]);
+  uint64_t usual = 0;
+  for (size_t i = 1; i < it.spans.size(); ++i)
+    if (const uint64_t h = hash(it.spans[i]); ++same[h] > most) most = same[h], usual = h;
   if (most < kMinMatching || static_cast<double>(most) < kMinMatchingShare * static_cast<double>(it.spans.size() - 1))
+    return std::nullopt;
+  // Step 4, unless iteration 1 repeats the usual sequence of names itself: then it is the same work,
+  // only slower (a model's first call paying its libraries' first use), not set-up before a loop.
+  const int64_t first_ns = top.starts[it.spans[1].first] - top.starts[it.spans[0].first];
+  const int64_t later_ns = top.ends[it.spans.back().second] - top.starts[it.spans[1].first];
+  if (hash(it.spans[0]) != usual && static_cast<double>(later_ns) < kMinLaterShare * static_cast<double>(first_ns))
     return std::nullopt;
   if (top.dims[it.spans[1].first] != kNoName) {
     std::unordered_map<NameId, size_t> same_shapes;
@@ -255,9 +278,10 @@ std::optional<Iterations> find_iterations(const TopLevel& top) {
     if (pos.size() < kMinIterations) continue;
     auto found = iterations_of(top, prefix, powers, name, pos);
     if (!found) continue;
-    if (!best || found->covered() > best->covered() ||
-        (found->covered() == best->covered() && found->spans.front().first < best->spans.front().first))
-      best = std::move(found);
+    const auto key = [](const Iterations& i) {
+      return std::make_tuple(i.covered(), -static_cast<int64_t>(i.spans.front().first), -static_cast<int64_t>(i.marker_at));
+    };
+    if (!best || key(*found) > key(*best)) best = std::move(found);
   }
   return best;
 }
