@@ -271,21 +271,25 @@ void sweep_thread(const Trace& t, const Track& tr, NameTraits& names, const std:
   size_t next = 0;
   Windows lookup(windows);
   auto book = bookkeeping.begin();  // the first piece that may end after the stretch being added
+  // A stretch with no event open, split by the bookkeeping (the sweep's usual path, taken twice
+  // per event, stays the one call it was).
+  const auto add_unopened = [&](int64_t a, int64_t b, CpuCategory c) {
+    for (; book != bookkeeping.end() && book->first < b; ++book) {
+      if (book->second <= a) continue;
+      if (book->first > a) add_span_in_context(lookup, pieces, next, a, book->first, c);
+      const int64_t to = std::min(b, book->second);
+      add_span_in_context(lookup, pieces, next, std::max(a, book->first), to, CpuCategory::Profiler);
+      a = to;
+      if (book->second > b) break;  // it goes on into the next stretch
+    }
+    if (b > a) add_span_in_context(lookup, pieces, next, a, b, c);
+  };
   sweep_innermost<CpuCategory>(
       t, tr.events.begin(), tr.events.end(), windows.front()->start_ns, windows.back()->end_ns, {}, CpuCategory::Other,
       [&](std::vector<EventId>::const_iterator it) { return cats[static_cast<size_t>(it - tr.events.begin())]; },
       [&](int64_t a, int64_t b, CpuCategory c, bool open) {
-        if (!open) {
-          for (; book != bookkeeping.end() && book->first < b; ++book) {
-            if (book->second <= a) continue;
-            if (book->first > a) add_span_in_context(lookup, pieces, next, a, book->first, c);
-            const int64_t to = std::min(b, book->second);
-            add_span_in_context(lookup, pieces, next, std::max(a, book->first), to, CpuCategory::Profiler);
-            a = to;
-            if (book->second > b) break;  // it goes on into the next stretch
-          }
-        }
-        if (b > a) add_span_in_context(lookup, pieces, next, a, b, c);
+        if (open || book == bookkeeping.end()) add_span_in_context(lookup, pieces, next, a, b, c);
+        else add_unopened(a, b, c);
       });
 }
 
