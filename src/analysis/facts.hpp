@@ -206,9 +206,13 @@ struct FirstCall {
   EventId op = kNoEvent;
   int64_t excess_ns = 0;   // its time (less compilation and host waits) beyond the op's usual
   bool new_shape = false;  // the op ran before on another shape: work paid once per new shape
-  // Judged against the op's calls on other shapes, all launching GPU work (first_calls.cpp): the
-  // host's part of a GPU op does not grow with the shape, so a larger shape is no excuse.
-  bool launch_baseline = false;
+  // What the call's usual time was taken from (first_calls.cpp).
+  enum class Baseline : uint8_t {
+    SameShape,       // the op's later calls on the same input shapes
+    OtherShapes,     // its calls on other shapes that were not first calls themselves
+    LaunchingCalls,  // its other calls, all launching GPU work: a GPU op's host part does not grow with shape
+    TypicalCall,     // a stepless trace's typical later call, where a kernel's module was loaded inside this one
+  } baseline = Baseline::SameShape;
   int step = -1;           // index into Facts::steps, -1 outside any
 };
 struct FirstCallFacts {
@@ -231,6 +235,10 @@ struct ColdStartFacts {
   // A trace without steps: where its start-up stretch ends (the end of the last slow one-off
   // CUDA/HIP call, ≥ 100 ms with the GPU idle); 0 when it has none.
   int64_t startup_end_ns = 0;
+  // The first calls counted (FirstCallWork), each with its excess beyond its first launches, and
+  // those launches (FirstLaunch): what the one-off what-if takes off a trace without steps.
+  std::vector<std::pair<EventId, int64_t>> first_call_work;
+  std::vector<EventId> first_launches;
 };
 
 // ---- torch.compile (compile/compile.cpp) ----

@@ -105,6 +105,8 @@ bool is_gpu_work_call(std::string_view n) {
 
 bool is_gpu_only_op(std::string_view n) { return n.starts_with("nccl:") || n == "aten::record_stream"; }
 
+bool is_kernel_loading(std::string_view n) { return n == kModuleLoadingEvent || n == kLazyFunctionLoadingEvent; }
+
 bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }
 bool is_profiler_bookkeeping(std::string_view n) { return is_profiler_buffer_request(n) || n == "Buffer Flush"; }
 

@@ -77,6 +77,12 @@ bool is_gpu_work_call(std::string_view name);
 // GPUs) and aten::record_stream (which marks a CUDA tensor's use on a stream; a CPU tensor raises).
 bool is_gpu_only_op(std::string_view name);
 
+// CUDA's lazy loading as CUPTI records it (overhead events): a kernel's module loaded, or one
+// function of it, for its first use.
+inline constexpr std::string_view kModuleLoadingEvent = "Runtime Triggered Module Loading";
+inline constexpr std::string_view kLazyFunctionLoadingEvent = "Lazy Function Loading";
+bool is_kernel_loading(std::string_view name);
+
 // CUPTI asking for an activity buffer: "Activity Buffer Request".
 bool is_profiler_buffer_request(std::string_view name);
 // The profiler's own bookkeeping: buffer requests, "Buffer Flush".

@@ -134,8 +134,10 @@ void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>
   for (const auto& [ns, op] : excess) {
     int64_t in_launches = 0;
     for (EventId l : launches)
-      if (t.track[l] == t.track[op] && t.start_ns[l] >= t.start_ns[op] && t.end_ns(l) <= t.end_ns(op))
+      if (t.track[l] == t.track[op] && t.start_ns[l] >= t.start_ns[op] && t.end_ns(l) <= t.end_ns(op)) {
         in_launches += t.dur_ns[l] - covered_length(claimed, t.start_ns[l], t.end_ns(l));
+        f.first_launches.push_back(l);
+      }
     const int64_t launch_part = std::min(ns, in_launches);
     if (launch_part > 0) {
       ++loading.count;
@@ -144,6 +146,7 @@ void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>
     if (ns - launch_part > 0) {
       ++work.count;
       work.total_ns += ns - launch_part;
+      f.first_call_work.emplace_back(op, ns - launch_part);
     }
   }
   if (work.total_ns <= 0 && loading.total_ns <= 0) return;
@@ -194,8 +197,9 @@ void first_call_work(const Trace& t, const std::vector<StepFacts>& steps, size_t
 // inside it. A library's first use (cuDNN's plans, cuBLAS's handle, heuristics queries) and the
 // slow first launch of each new kernel, each under the slow-call threshold alone, summed. Only ops
 // with recorded shapes and later calls on the same shapes count, or ops judged against their
-// launching calls on other shapes (FirstCall::launch_baseline): a first call compared with other
-// calls on other shapes may simply do more work (an image copied back at the end). Not where the program
+// launching calls on other shapes or against the trace's typical call (FirstCall::baseline): a first
+// call compared with other calls on other shapes may simply do more work (an image copied back at
+// the end). Not where the program
 // ran on a GPU whose work was not recorded (Recorded::GpuNotRecorded): a first .item() there may be
 // waiting for the GPU (its later calls fast because the GPU was idle by then), and nothing in the
 // trace tells the two apart.
@@ -206,16 +210,12 @@ void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const 
   held.insert(held.end(), claimed.begin(), claimed.end());
   merge_intervals(held);
   f.first_calls_in_ops = true;
-  // The calls per (op, input shapes): a first call is judged against later calls on its own shapes
-  // only (a single image copied back at the end is not a first call of the copies before it).
-  std::map<std::pair<NameId, NameId>, uint32_t> calls_per_shape;
-  for (EventId e = 0; e < t.size(); ++e)
-    if (t.kind[e] == EventKind::CpuOp && t.start_ns[e] >= start && t.start_ns[e] <= end && t.input_dims_of(e) != kNoName)
-      ++calls_per_shape[{t.name[e], t.input_dims_of(e)}];
+  // Not judged against other calls on other shapes that may do more work (a single image copied
+  // back at the end is not a first call of the copies before it).
   std::vector<std::pair<int64_t, EventId>> excess;
   for (const FirstCall& call : first_call_work(t, {}, start, end, held))
-    if (call.launch_baseline ||
-        (t.input_dims_of(call.op) != kNoName && calls_per_shape[{t.name[call.op], t.input_dims_of(call.op)}] >= 2))
+    if (call.baseline != FirstCall::Baseline::OtherShapes && (call.baseline != FirstCall::Baseline::SameShape ||
+                                                              t.input_dims_of(call.op) != kNoName))
       excess.emplace_back(call.excess_ns, call.op);
   add_first_call_work(t, std::move(excess), held, EvidencePlace::Back, f);
 }

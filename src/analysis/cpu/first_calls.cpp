@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/track_range.hpp"
@@ -89,6 +90,29 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
   };
   std::unordered_set<EventId> first_of_shape;
   for (const auto& [key, calls] : by_shape) first_of_shape.insert(calls.front().e);
+  // The typical call of a stepless trace: the median time of the judged calls after each op's first.
+  std::optional<int64_t> typical_call;
+  if (steps.empty()) {
+    std::vector<int64_t> later;
+    for (const auto& [name, calls] : by_name)
+      for (size_t i = 1; i < calls.size(); ++i) later.push_back(calls[i].own_ns);
+    if (!later.empty()) typical_call = median(later);
+  }
+  // Module loading (CUDA's lazy loading) inside a runtime call of the call's own thread: the driver
+  // loading a kernel for its first launch, or for a query of it (cudaFuncGetAttributes).
+  std::vector<int64_t> loading_starts;
+  if (steps.empty())
+    for (EventId e = 0; e < t.size(); ++e)
+      if (t.kind[e] == EventKind::Overhead && is_kernel_loading(t.name_of(e))) loading_starts.push_back(t.start_ns[e]);
+  std::sort(loading_starts.begin(), loading_starts.end());
+  const auto loads_a_module = [&](EventId e) {
+    for (EventId x : starting_in(t, t.track[e], t.start_ns[e], t.end_ns(e), true)) {
+      if (!is_host_api(t.kind[x])) continue;
+      const auto at = std::lower_bound(loading_starts.begin(), loading_starts.end(), t.start_ns[x]);
+      if (at != loading_starts.end() && *at <= t.end_ns(x)) return true;
+    }
+    return false;
+  };
   const std::optional<int64_t> first_step = steps.empty() ? std::nullopt : profiler_step_number(steps.front().name);
   const bool mid_run = first_step && *first_step > 0;
   std::vector<FirstCall> out;
@@ -110,11 +134,19 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     // call far beyond them paid a library's first use (cuDNN's handle: 519 ms in a first conv2d
     // whose later convolutions take 3-120 ms). The later calls may still carry first-use work of
     // their own (a new kernel's module), so the baseline is high and the excess a floor.
-    bool launch_baseline = false;
+    FirstCall::Baseline baseline = calls.size() > 1 ? FirstCall::Baseline::SameShape : FirstCall::Baseline::OtherShapes;
     if (usual.empty() && !ran_before && launches_gpu_work(first.e)) {
       for (const JudgedCall& other : by_name[key.first])
         if (other.e != first.e && launches_gpu_work(other.e)) usual.push_back(other.own_ns);
-      launch_baseline = true;
+      baseline = FirstCall::Baseline::LaunchingCalls;
+    }
+    // A call with no other of its op to compare with, inside which the driver loaded a kernel's
+    // module (CUDA's lazy loading: the event is the evidence of a first use), in a trace without
+    // steps, whose later calls of other ops show what a warm call costs here: aten::mean's 44.5 ms
+    // and aten::linear's 110 ms in a first inference whose later calls take 0.1-0.2 ms.
+    if (usual.empty() && steps.empty() && typical_call && loads_a_module(first.e)) {
+      usual.push_back(*typical_call);
+      baseline = FirstCall::Baseline::TypicalCall;
     }
     if (usual.empty()) continue;  // no call to compare with: no evidence either way
     const int64_t typical = median(usual);
@@ -129,7 +161,7 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     // An op's first call in the trace is its first call in the program only near the trace's start:
     // a trace recorded from step 1,009 of a run holds no first call after its first step.
     if (!new_shape && !steps.empty() && !in_first_step) continue;
-    out.push_back({first.e, excess, new_shape, launch_baseline, step_containing(steps, t.start_ns[first.e])});
+    out.push_back({first.e, excess, new_shape, baseline, step_containing(steps, t.start_ns[first.e])});
   }
   std::sort(out.begin(), out.end(), [&](const FirstCall& a, const FirstCall& b) { return t.start_ns[a.op] < t.start_ns[b.op]; });
   return out;

@@ -51,9 +51,9 @@ inline const OneOffClass kOneOffClasses[] = {
     {ColdCauseKind::Compilation,
      [](const OneOffInput& in, EventId e) { return is_compilation_event(in.t.name_of(e)); }},
     {ColdCauseKind::ModuleLoading,
-     [](const OneOffInput& in, EventId e) { return overhead_named(in.t, e, "Runtime Triggered Module Loading"); }},
+     [](const OneOffInput& in, EventId e) { return overhead_named(in.t, e, kModuleLoadingEvent); }},
     {ColdCauseKind::LazyLoading,
-     [](const OneOffInput& in, EventId e) { return overhead_named(in.t, e, "Lazy Function Loading"); }},
+     [](const OneOffInput& in, EventId e) { return overhead_named(in.t, e, kLazyFunctionLoadingEvent); }},
     {ColdCauseKind::ProfilerBuffers,
      [](const OneOffInput& in, EventId e) {
        return in.t.kind[e] == EventKind::Overhead && is_profiler_buffer_request(in.t.name_of(e));

@@ -1,4 +1,6 @@
-// The cold step's one-off costs removed. Model, on the cold step (cold_start's outlier step):
+// The cold step's one-off costs removed (a trace without steps: its one-off events, slow first
+// launches and first calls' excess, cold_start's, leave the whole window). Model, on the cold step
+// (cold_start's outlier step):
 // - the CPU time inside one-off events goes: those cold_start counts by name (is_one_off_by_name:
 //   compilation, module and lazy loading, allocator, stream/event creation, library set-up, the
 //   profiler's buffer requests) and the slow one-off calls it found;
@@ -62,6 +64,11 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
   for (EventId e : c.facts.cold_start.evidence)
     if (t.track[e] == g.lanes[sp.lane].track && t.start_ns[e] >= from && t.end_ns(e) <= to)
       one_off.emplace_back(t.start_ns[e], t.end_ns(e));
+  // A trace without steps: its kernels' slow first launches go whole (their module's loading).
+  if (stepless)
+    for (EventId e : c.facts.cold_start.first_launches)
+      if (t.track[e] == g.lanes[sp.lane].track && t.start_ns[e] >= from && t.end_ns(e) <= to)
+        one_off.emplace_back(t.start_ns[e], t.end_ns(e));
   merge_intervals(one_off);
   int64_t removed = 0;
   std::unordered_map<NodeId, int64_t> cut_calls;  // host calls that lost one-off time: how much
@@ -73,6 +80,11 @@ EditOutcome edit_one_off(const EditContext& c, std::string_view, GraphState& s) 
     if (take > 0 && g.nodes[n].kind == NodeKind::HostCall) cut_calls.emplace(n, take);
   }
   if (stepless) {
+    // …and each first call's work beyond its op's usual time (cold_start's first_call_work) leaves
+    // the op's own CPU work: its launches and their kernels stay.
+    for (const auto& [op, ns] : c.facts.cold_start.first_call_work)
+      if (t.track[op] == g.lanes[sp.lane].track && t.start_ns[op] >= from && t.start_ns[op] <= to)
+        removed += shrink_work(g, s, sp.first, sp.last, t.start_ns[op], t.end_ns(op), ns);
     if (removed == 0) {
       out.why_not = "the start-up stretch holds no one-off event on the main thread";
       return out;
