@@ -39,6 +39,13 @@ the cases, so every meta file has the same fields as the diff pairs' (docs there
 |   inference_gpt2     |       | 4 x 64 tokens, as first_inference_convnet                             | +warm (aside)   |
 | stepless_resnet_loop | 5     | a stem conv and 4 identical residual blocks (64 ch, 56x56) fp32 eval, | 6 calls from    |
 |                      |       | batch 16, 6 calls in one trace from the process's first, no schedule  | the first       |
+| aside_stepless_      | 5     | an MLP trained 8 steps from the process's first (batch made on the    | 8 calls from    |
+|   train_loop         |       | CPU, copied up, AdamW), no schedule                                   | the first, aside|
+| aside_first_         | 5     | cold_convnet's model under torch.compile (default mode), one request  | one request,    |
+|   inference_compiled |       | from the process's first call                                         | +warm (aside)   |
+| aside_first_         | 5     | cold_convnet's model with torch.backends.cudnn.benchmark = True, one  | one request,    |
+|   inference_cudnn_   |       | request from the process's first call                                 | +warm (aside)   |
+|   benchmark          |       |                                                                       |                 |
 | cpu_gather_upload    | 2     | each call: x_cpu[:, ::2].to("cuda") (a 64 MB strided gather on the    | steady          |
 |                      |       | CPU inside aten::to, then the upload), a matmul, .sum().item()        |                 |
 """
@@ -71,15 +78,18 @@ def _torch():
 
 
 # ----------------------------------------------------------------------------- builders
-def cold_convnet():
+def cold_convnet(compiled=False, benchmark=False):
     torch = _torch()
     nn = torch.nn
+    torch.backends.cudnn.benchmark = benchmark
     torch.manual_seed(0)
     chans, layers, c_in = (32, 64, 64, 128, 128, 256, 256, 512), [], 3
     for k, c in enumerate(chans):
         layers += [nn.Conv2d(c_in, c, 3, stride=2 if k % 2 == 0 else 1, padding=1), nn.BatchNorm2d(c), nn.ReLU()]
         c_in = c
     model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c_in, 1000)).cuda().eval()
+    if compiled:
+        model = torch.compile(model)
     x = torch.randn(8, 3, 224, 224, device="cuda")
 
     def call(i):
@@ -89,7 +99,7 @@ def cold_convnet():
         "code": "with no_grad(), record_function('inference'): model(x)", "class": 5,
         "model": f"8 x [Conv2d 3x3 (stride 2 on even layers), BatchNorm2d, ReLU], channels {chans}, "
                  "AdaptiveAvgPool2d, Linear(512, 1000); fp32, eval", "shapes": {"x": [8, 3, 224, 224]},
-        "cudnn_benchmark": torch.backends.cudnn.benchmark, "work_per_step": {"samples": 8},
+        "cudnn_benchmark": torch.backends.cudnn.benchmark, "compiled": compiled, "work_per_step": {"samples": 8},
         "expected": "the first call pays cuDNN's and the kernels' first-use costs; later calls are warm"})
 
 
@@ -156,6 +166,28 @@ def resnet_loop():
                  "BN, add, ReLU] at 64 ch 56x56, AdaptiveAvgPool2d, Linear(64, 10); fp32, eval",
         "shapes": {"x": [16, 3, 224, 224]}, "work_per_step": {"samples": 16},
         "expected": "six calls of one model: a loop whose first iteration pays first use, the rest warm"})
+
+
+def train_loop():
+    torch = _torch()
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 2048), nn.GELU(), nn.Linear(2048, 10)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(1)
+
+    def call(i):
+        x, y = torch.randn(256, 512, generator=gen), torch.randint(0, 10, (256,), generator=gen)
+        loss = nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return dict(call=call, meta={
+        "code": "for i in range(8): x, y made on the CPU; loss = ce(model(x.cuda()), y.cuda()); zero_grad; backward; "
+                "AdamW step; loss.item()   (profiler around the loop, no schedule)", "class": 5,
+        "model": "MLP 512-2048-2048-10, GELU, fp32, AdamW", "shapes": {"x": [256, 512]}, "work_per_step": {"samples": 256},
+        "expected": "eight training steps: a loop whose first iteration pays first use, the rest warm"})
 
 
 def gather_upload():
@@ -406,6 +438,12 @@ CASES = {
     # Recorded first as aside_stepless_resnet_loop; the loop rule was changed on it, so it is aside no more.
     "stepless_resnet_loop": _case(resnet_loop, 25, cold=True, sched=SIX_CALLS),
     "cpu_gather_upload": _case(gather_upload, 20),
+    "aside_stepless_train_loop": _case(train_loop, 25, cold=True, sched=dict(SIX_CALLS, active=8),
+                                       note="aside: never tune to it"),
+    "aside_first_inference_compiled": _case(lambda: cold_convnet(compiled=True), 90, cold=True, warm_trace=True,
+                                            compiled=True, sched=ONE_REQUEST, timeout=240, note="aside: never tune to it"),
+    "aside_first_inference_cudnn_benchmark": _case(lambda: cold_convnet(benchmark=True), 30, cold=True, warm_trace=True,
+                                                   sched=ONE_REQUEST, timeout=150, note="aside: never tune to it"),
 }
 
 

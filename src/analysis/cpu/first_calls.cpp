@@ -136,9 +136,18 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     // their own (a new kernel's module), so the baseline is high and the excess a floor.
     FirstCall::Baseline baseline = calls.size() > 1 ? FirstCall::Baseline::SameShape : FirstCall::Baseline::OtherShapes;
     if (usual.empty() && !ran_before && launches_gpu_work(first.e)) {
-      for (const JudgedCall& other : by_name[key.first])
-        if (other.e != first.e && launches_gpu_work(other.e)) usual.push_back(other.own_ns);
-      baseline = FirstCall::Baseline::LaunchingCalls;
+      std::vector<int64_t> others;
+      bool all_launch = true;
+      for (const JudgedCall& other : by_name[key.first]) {
+        if (other.e == first.e) continue;
+        all_launch = launches_gpu_work(other.e);
+        if (!all_launch) break;
+        others.push_back(other.own_ns);
+      }
+      if (all_launch && !others.empty()) {
+        usual = std::move(others);
+        baseline = FirstCall::Baseline::LaunchingCalls;
+      }
     }
     // A call with no other of its op to compare with, inside which the driver loaded a kernel's
     // module (CUDA's lazy loading: the event is the evidence of a first use), in a trace without
