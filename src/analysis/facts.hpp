@@ -196,6 +196,7 @@ enum class ColdCauseKind : uint8_t {
   SlowFirstUse,         // any other slow one-off CUDA/HIP call: first launch of a kernel, first allocation
   FirstCallWork,        // first calls slower than later ones with no CUDA call to show for it
   FirstLaunch,          // first calls slow in a kernel's first launch (1 ms or more): its module loading on first use
+  Autotuning,           // first calls that timed candidate kernels (events recorded and waited on inside them)
 };
 // The stable snake_case id of the evidence key "<id>_us": "module_loading", …
 std::string_view to_string(ColdCauseKind kind);
@@ -211,7 +212,7 @@ struct FirstCall {
     SameShape,       // the op's later calls on the same input shapes
     OtherShapes,     // its calls on other shapes that were not first calls themselves
     LaunchingCalls,  // its other calls, all launching GPU work: a GPU op's host part does not grow with shape
-    TypicalCall,     // a stepless trace's typical later call, where a kernel's module was loaded inside this one
+    TypicalCall,     // a stepless trace's typical later call, where a module load or kernel timing inside shows first use
   } baseline = Baseline::SameShape;
   int step = -1;           // index into Facts::steps, -1 outside any
 };
@@ -239,6 +240,9 @@ struct ColdStartFacts {
   // those launches (FirstLaunch): what the one-off what-if takes off a trace without steps.
   std::vector<std::pair<EventId, int64_t>> first_call_work;
   std::vector<EventId> first_launches;
+  // A first call that timed candidate kernels (Autotuning) ran cuDNN's convolution: its benchmark
+  // mode (torch.backends.cudnn.benchmark).
+  bool autotuned_convolution = false;
 };
 
 // ---- torch.compile (compile/compile.cpp) ----

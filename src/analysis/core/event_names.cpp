@@ -105,6 +105,13 @@ bool is_gpu_work_call(std::string_view n) {
 
 bool is_gpu_only_op(std::string_view n) { return n.starts_with("nccl:") || n == "aten::record_stream"; }
 
+bool is_event_record(std::string_view n) {
+  return n.starts_with("cudaEventRecord") || n.starts_with("hipEventRecord") || n.starts_with("cuEventRecord");
+}
+bool is_event_sync(std::string_view n) {
+  return n == "cudaEventSynchronize" || n == "hipEventSynchronize" || n == "cuEventSynchronize";
+}
+
 bool is_kernel_loading(std::string_view n) { return n == kModuleLoadingEvent || n == kLazyFunctionLoadingEvent; }
 
 bool is_profiler_buffer_request(std::string_view n) { return n == "Activity Buffer Request"; }

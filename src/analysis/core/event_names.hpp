@@ -24,6 +24,11 @@ bool is_capture_begin(std::string_view name);
 bool is_capture_end(std::string_view name);
 // cudaStreamWaitEvent / hipStreamWaitEvent / cuStreamWaitEvent: a stream waits for an event's record.
 bool is_stream_wait(std::string_view name);
+// cudaEventRecord / hipEventRecord / cuEventRecord, and the waits on an event from the host:
+// cudaEventSynchronize / hipEventSynchronize / cuEventSynchronize. A library timing candidate
+// kernels records an event around each and waits for the last.
+bool is_event_record(std::string_view name);
+bool is_event_sync(std::string_view name);
 // A call that can make a stream wait on something outside its own queue: a stream wait, an event
 // record (what another stream's wait waits for), a host function on the stream.
 bool is_cross_stream_call(std::string_view name);

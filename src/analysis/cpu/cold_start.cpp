@@ -11,6 +11,7 @@
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/cpu/first_calls.hpp"
+#include "analysis/cpu/kernel_timing.hpp"
 #include "analysis/cpu/one_off_classes.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
@@ -121,16 +122,18 @@ std::vector<EventId> slow_first_launches(const Trace& t) {
 // The first-call causes from each first call's excess over its usual time: the part spent in
 // first launches of kernels inside the call (slow_first_launches: the module loading they wait
 // for, less what a named class claimed inside them) and the rest, work no CUDA call shows
-// (library loading, handles, plans). The two largest calls are evidence, before the named classes'
+// (library loading, handles, plans), or, where the call timed kernels of its own (kernel_timing.hpp),
+// autotuning. The two largest calls are evidence, before the named classes'
 // events (a stepped trace's first calls are its cold step's story) or after them (a stepless
 // trace's are one of many; a compilation is one event).
 enum class EvidencePlace { Front, Back };
 void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>> excess,
                          const std::vector<Interval>& claimed, EvidencePlace place, ColdStartFacts& f) {
   const std::vector<EventId> launches = excess.empty() ? std::vector<EventId>{} : slow_first_launches(t);
-  ColdCause work, loading;
+  ColdCause work, loading, tuning;
   work.kind = ColdCauseKind::FirstCallWork;
   loading.kind = ColdCauseKind::FirstLaunch;
+  tuning.kind = ColdCauseKind::Autotuning;
   for (const auto& [ns, op] : excess) {
     int64_t in_launches = 0;
     for (EventId l : launches)
@@ -144,17 +147,21 @@ void add_first_call_work(const Trace& t, std::vector<std::pair<int64_t, EventId>
       loading.total_ns += launch_part;
     }
     if (ns - launch_part > 0) {
-      ++work.count;
-      work.total_ns += ns - launch_part;
+      const KernelTiming timing = kernel_timing_inside(t, op);
+      ColdCause& cause = timing.timed ? tuning : work;
+      ++cause.count;
+      cause.total_ns += ns - launch_part;
       f.first_call_work.emplace_back(op, ns - launch_part);
+      if (timing.timed) f.autotuned_convolution |= timing.convolution;
     }
   }
-  if (work.total_ns <= 0 && loading.total_ns <= 0) return;
+  if (work.total_ns <= 0 && loading.total_ns <= 0 && tuning.total_ns <= 0) return;
   std::sort(excess.rbegin(), excess.rend());
   for (size_t i = 0; i < excess.size() && i < 2; ++i)
     f.evidence.insert(place == EvidencePlace::Front ? f.evidence.begin() : f.evidence.end(), excess[i].second);
   if (work.total_ns > 0) f.causes.push_back(std::move(work));
   if (loading.total_ns > 0) f.causes.push_back(std::move(loading));
+  if (tuning.total_ns > 0) f.causes.push_back(std::move(tuning));
 }
 
 // First calls that are slow for reasons no CUDA call shows: loading a library (cuBLAS, cuDNN),
@@ -301,6 +308,7 @@ std::string_view to_string(ColdCauseKind kind) {
     case ColdCauseKind::SlowFirstUse: return "slow_first_use";
     case ColdCauseKind::FirstCallWork: return "first_call_work";
     case ColdCauseKind::FirstLaunch: return "first_launch";
+    case ColdCauseKind::Autotuning: return "autotuning";
   }
   return "first_call_work";
 }

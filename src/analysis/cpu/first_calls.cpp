@@ -10,6 +10,7 @@
 #include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/track_range.hpp"
 #include "analysis/cpu/host_waits.hpp"
+#include "analysis/cpu/kernel_timing.hpp"
 #include "analysis/steps/steady_steps.hpp"
 #include "trace/steps.hpp"
 
@@ -150,10 +151,12 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
       }
     }
     // A call with no other of its op to compare with, inside which the driver loaded a kernel's
-    // module (CUDA's lazy loading: the event is the evidence of a first use), in a trace without
-    // steps, whose later calls of other ops show what a warm call costs here: aten::mean's 44.5 ms
-    // and aten::linear's 110 ms in a first inference whose later calls take 0.1-0.2 ms.
-    if (usual.empty() && steps.empty() && typical_call && loads_a_module(first.e)) {
+    // module (CUDA's lazy loading) or a library timed candidate kernels (autotuning a new shape):
+    // either event is the evidence of a first use. In a trace without steps, the later calls of
+    // other ops show what a warm call costs here: aten::mean's 44.5 ms and aten::linear's 110 ms in
+    // a first inference whose later calls take 0.1-0.2 ms.
+    if (usual.empty() && steps.empty() && typical_call &&
+        (loads_a_module(first.e) || kernel_timing_inside(t, first.e).timed)) {
       usual.push_back(*typical_call);
       baseline = FirstCall::Baseline::TypicalCall;
     }

@@ -33,6 +33,9 @@ std::string describe(ColdCauseKind kind, bool first_calls_in_ops) {
     case ColdCauseKind::FirstLaunch:
       return "kernels' first launches inside first calls (1 ms or more each, warm launches take microseconds): "
              "each kernel's module loaded on first use (CUDA's lazy loading)";
+    case ColdCauseKind::Autotuning:
+      return "autotuning inside first calls: the call timed candidate kernels itself (CUDA events recorded and "
+             "waited on inside it), a library choosing the fastest algorithm for a shape it has not seen";
     case ColdCauseKind::FirstCallWork:
       return fmt::format("first-call work inside {} with no CUDA call to show for it (library loading, handle "
                          "creation)", first_calls_in_ops ? "ops" : "scopes");
@@ -96,13 +99,20 @@ void rule_cold_start(const Trace&, const Facts& f, std::vector<Finding>& out) {
   }
   for (const ColdCause& cause : c.causes) x.evidence.push_back(us(std::string(to_string(cause.kind)) + "_us", cause.total_ns));
   for (EventId e : c.evidence) x.events.push_back({e, "start-up cost"});
-  x.try_next = {
+  x.try_next.clear();
+  // Autotuning inside cuDNN's convolutions is the benchmark mode the user turned on: its own switch.
+  if (c.autotuned_convolution)
+    x.try_next.push_back(
+        "torch.backends.cudnn.benchmark = True times every candidate algorithm for each new convolution shape on "
+        "its first call: keep it for long runs on fixed shapes; where one request's latency matters, turn it off "
+        "or run one warm-up call per input shape at start-up.");
+  x.try_next.insert(x.try_next.end(), {
       "Warm up before measuring: run a few iterations first, or use torch.profiler.schedule(wait=1, warmup=1, "
       "active=3) so the recorded steps are steady-state.",
       "If the first request's latency matters (a server), pay the costs at start-up: run one dummy batch per "
       "shape before serving; CUDA_MODULE_LOADING=EAGER loads all kernels at start-up instead of on first use.",
       "For torch.compile, compile ahead of time (a warm-up call per input shape) or cache compiled artefacts "
-      "(TORCHINDUCTOR_FX_GRAPH_CACHE=1)."};
+      "(TORCHINDUCTOR_FX_GRAPH_CACHE=1)."});
   out.push_back(std::move(x));
 }
 

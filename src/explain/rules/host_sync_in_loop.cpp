@@ -2,9 +2,10 @@
 // or Python control flow on GPU values inside a loop. Each one drains the GPU queue.
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <map>
+#include <unordered_map>
 
+#include "analysis/cpu/kernel_timing.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
 #include "explain/highlights.hpp"
@@ -27,8 +28,13 @@ class CallSites {
   explicit CallSites(const Trace& t) : t_(t), outermost_(t.size(), kNoEvent) {}
 
   std::string_view of(EventId sync) {
+    const EventId op = op_of(sync);
+    return t_.name_of(op != kNoEvent ? op : sync);
+  }
+  // The outermost ATen op around the call, kNoEvent where the call is not inside one.
+  EventId op_of(EventId sync) {
     const EventId p = t_.parent[sync];
-    return p != kNoEvent && t_.kind[p] == EventKind::CpuOp ? t_.name_of(outermost_op(p)) : t_.name_of(sync);
+    return p != kNoEvent && t_.kind[p] == EventKind::CpuOp ? outermost_op(p) : kNoEvent;
   }
 
  private:
@@ -61,11 +67,21 @@ class CallSites {
 // The host waits that read a result back: synchronize calls and blocking device-to-host copies.
 // A blocking host-to-device copy (a batch moved from pageable memory) waits too, but it is the
 // input pipeline's, with its own finding and its own fix (pageable_memcpy: pin the memory). Syncs
-// made inside DDP, FSDP or c10d are the library's: no .item() of the user's to remove.
-SyncFacts read_backs(const Trace& t, const SyncFacts& all) {
+// made inside DDP, FSDP or c10d are the library's: no .item() of the user's to remove; so are the
+// waits inside an op that timed kernels of its own (kernel_timing.hpp: cuDNN's benchmark mode waits
+// on its timing events inside aten::conv2d).
+SyncFacts read_backs(const Trace& t, const SyncFacts& all, CallSites& sites) {
+  std::unordered_map<EventId, bool> timed;  // per issuing op
+  const auto autotuning = [&](EventId sync) {
+    const EventId op = sites.op_of(sync);
+    if (op == kNoEvent) return false;
+    auto [it, fresh] = timed.try_emplace(op, false);
+    if (fresh) it->second = kernel_timing_inside(t, op).timed;
+    return it->second;
+  };
   SyncFacts out;
   for (const SyncCall& c : all.calls) {
-    if (c.distributed_library) continue;
+    if (c.distributed_library || autotuning(c.event)) continue;
     const EventId copy = t.launch_link[c.event];
     const bool host_to_device = c.blocking_copy && copy != kNoEvent && t.kind[copy] == EventKind::Memcpy &&
                                 t.name_of(copy).find("HtoD") != std::string_view::npos;
@@ -80,7 +96,8 @@ SyncFacts read_backs(const Trace& t, const SyncFacts& all) {
 }  // namespace
 
 void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>& out) {
-  const SyncFacts s = read_backs(t, f.syncs);
+  CallSites call_sites(t);
+  const SyncFacts s = read_backs(t, f.syncs, call_sites);
   if (s.calls.empty()) return;
   const auto steps = steady_steps(f);
   std::vector<int64_t> per_step;
@@ -99,7 +116,6 @@ void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>
     return;
   }
   std::map<std::string_view, int> sites;
-  CallSites call_sites(t);
   for (const SyncCall& c : s.calls) ++sites[call_sites.of(c.event)];
   std::vector<std::pair<int, std::string_view>> ranked;
   for (auto& [name, n] : sites) ranked.emplace_back(n, name);
