@@ -2,6 +2,7 @@
 // or Python control flow on GPU values inside a loop. Each one drains the GPU queue.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
