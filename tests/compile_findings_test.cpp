@@ -87,6 +87,15 @@ TEST(CompileFindings, RecompilationInEveryStepIsFoundWithItsIdsAndShapes) {
   EXPECT_NE(region->detail.find("not a one-off cost but a recompilation"), std::string::npos) << region->detail;
 }
 
+// The same trace's host waits: 24 inside CachingAutotuner.benchmark_all_configs and the rest the
+// harness's per-call cudaDeviceSynchronize. Inductor benchmarking its kernel configs waits while
+// torch.compile compiles: the compiler's waits, no read-back of the user's to remove (it was an
+// info host_sync_in_loop, "11 host syncs per step", advising to keep values on the GPU).
+TEST(CompileFindings, WaitsWhileCompilingAreNotTheUsersSyncs) {
+  const Explained e = explain_file(compile_fixture("varshape_static"));
+  EXPECT_EQ(find(e, FindingId::host_sync_in_loop), nullptr);
+}
+
 TEST(CompileFindings, DynamicShapesCompileOnceAndNothingRecompiles) {
   for (const char* name : {"varshape_dynamic", "mm64_compile", "mlp_compile", "ro_fixed"}) {
     SCOPED_TRACE(name);

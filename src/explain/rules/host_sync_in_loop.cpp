@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/core/intervals.hpp"
 #include "analysis/cpu/kernel_timing.hpp"
 #include "common/units.hpp"
 #include "explain/evidence.hpp"
@@ -70,8 +71,13 @@ class CallSites {
 // input pipeline's, with its own finding and its own fix (pageable_memcpy: pin the memory). Syncs
 // made inside DDP, FSDP or c10d are the library's: no .item() of the user's to remove; so are the
 // waits inside an op that timed kernels of its own (kernel_timing.hpp: cuDNN's benchmark mode waits
-// on its timing events inside aten::conv2d).
-SyncFacts read_backs(const Trace& t, const SyncFacts& all, CallSites& sites) {
+// on its timing events inside aten::conv2d), and those made while torch.compile compiles (Inductor
+// benchmarking its kernel configs, Dynamo: 80 of a compiled first call's 83 waits).
+SyncFacts read_backs(const Trace& t, const Facts& f, CallSites& sites) {
+  const SyncFacts& all = f.syncs;
+  std::vector<Interval> compiling;
+  for (const Compilation& c : f.compile.compilations) compiling.emplace_back(c.start_ns, c.end_ns);
+  merge_intervals(compiling);
   std::unordered_map<EventId, bool> timed;  // per issuing op
   const auto autotuning = [&](EventId sync) {
     const EventId op = sites.op_of(sync);
@@ -82,7 +88,9 @@ SyncFacts read_backs(const Trace& t, const SyncFacts& all, CallSites& sites) {
   };
   SyncFacts out;
   for (const SyncCall& c : all.calls) {
-    if (c.distributed_library || autotuning(c.event)) continue;
+    if (c.distributed_library || autotuning(c.event) ||
+        covered_length(compiling, t.start_ns[c.event], t.end_ns(c.event)) == t.dur_ns[c.event])
+      continue;
     const EventId copy = t.launch_link[c.event];
     const bool host_to_device = c.blocking_copy && copy != kNoEvent && t.kind[copy] == EventKind::Memcpy &&
                                 t.name_of(copy).find("HtoD") != std::string_view::npos;
@@ -98,7 +106,7 @@ SyncFacts read_backs(const Trace& t, const SyncFacts& all, CallSites& sites) {
 
 void rule_host_sync_in_loop(const Trace& t, const Facts& f, std::vector<Finding>& out) {
   CallSites call_sites(t);
-  const SyncFacts s = read_backs(t, f.syncs, call_sites);
+  const SyncFacts s = read_backs(t, f, call_sites);
   if (s.calls.empty()) return;
   const auto steps = steady_steps(f);
   std::vector<int64_t> per_step;
