@@ -23,18 +23,8 @@
 namespace whyslow {
 namespace {
 
-const Finding* find(const std::vector<Finding>& findings, std::string_view id) {
-  for (const Finding& f : findings)
-    if (to_string(f.id) == id) return &f;
-  return nullptr;
-}
-
-double evidence(const Finding& f, std::string_view key) {
-  for (const Evidence& e : f.evidence)
-    if (e.key == key) return e.value;
-  ADD_FAILURE() << "no evidence " << key;
-  return 0;
-}
+using testing::evidence;
+using testing::find;
 
 TEST(FirstCallRecorded, AModelsLayersAreNoLoop) {
   const Trace t = load_trace(testing::fixture_in("truth_round3", "first_inference_convnet.json.gz"));
@@ -75,9 +65,10 @@ TEST(FirstCallRecorded, ALibrarysFirstUseIsJudgedAgainstTheOpsCallsOnOtherShapes
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(to_string(findings.front().id), "cold_start");
   // A first call's gaps are its one-off work's: no launch or CPU-block verdict on them.
-  for (const char* id : {"overhead_bound", "cpu_prefix", "gpu_bound", "dependency_wait", "warmup_trace"})
-    EXPECT_EQ(find(findings, id), nullptr) << id;
-  const Finding* cold = find(findings, "cold_start");
+  for (FindingId id : {FindingId::overhead_bound, FindingId::cpu_prefix, FindingId::gpu_bound,
+                       FindingId::dependency_wait, FindingId::warmup_trace})
+    EXPECT_EQ(find(findings, id), nullptr) << to_string(id);
+  const Finding* cold = find(findings, FindingId::cold_start);
   ASSERT_NE(cold, nullptr);
   // Each first call's work beyond its op's usual time (Python over the raw events):
   // - the first conv2d, 556.0 ms, against its later calls on other shapes (all launching, the
@@ -117,7 +108,7 @@ TEST(FirstCallRecorded, CudnnBenchmarkModeIsAutotuningNotHostSyncs) {
   EXPECT_EQ(trace_kind(f), TraceKind::FirstCall);
   EXPECT_TRUE(f.cold_start.autotuned_convolution);
   const std::vector<Finding> findings = explain(t, f);
-  const Finding* cold = find(findings, "cold_start");
+  const Finding* cold = find(findings, FindingId::cold_start);
   ASSERT_NE(cold, nullptr);
   // At most the 8 calls' 2,890.3 ms; at least that less every named one-off event in the trace that
   // could sit inside them (155 ms), the first call's baseline (the median of the other seven, 49.5 ms)
@@ -126,7 +117,7 @@ TEST(FirstCallRecorded, CudnnBenchmarkModeIsAutotuningNotHostSyncs) {
   EXPECT_GE(evidence(*cold, "autotuning_us"), 2'890'300.0 - 155'000 - 49'500 - 7 * 300);
   ASSERT_FALSE(cold->try_next.empty());
   EXPECT_NE(cold->try_next.front().find("cudnn.benchmark"), std::string::npos) << cold->try_next.front();
-  EXPECT_EQ(find(findings, "host_sync_in_loop"), nullptr);
+  EXPECT_EQ(find(findings, FindingId::host_sync_in_loop), nullptr);
 }
 
 TEST(FirstCallRecorded, TheProfilersFirstBufferIsNotTheProgramsWork) {
@@ -140,10 +131,10 @@ TEST(FirstCallRecorded, TheProfilersFirstBufferIsNotTheProgramsWork) {
   const std::vector<Finding> findings = explain(t, f);
   // 389 µs of the program's own before its first launch is no block of CPU work; the warm call is
   // launch-bound (54 launches, the GPU busy 450 µs); the profiler's buffer is no start-up of its own.
-  EXPECT_EQ(find(findings, "cpu_prefix"), nullptr);
-  EXPECT_EQ(find(findings, "cold_start"), nullptr);
-  EXPECT_NE(find(findings, "overhead_bound"), nullptr);
-  EXPECT_NE(find(findings, "profiler_artifact"), nullptr);
+  EXPECT_EQ(find(findings, FindingId::cpu_prefix), nullptr);
+  EXPECT_EQ(find(findings, FindingId::cold_start), nullptr);
+  EXPECT_NE(find(findings, FindingId::overhead_bound), nullptr);
+  EXPECT_NE(find(findings, FindingId::profiler_artifact), nullptr);
 }
 
 }  // namespace

@@ -102,40 +102,23 @@ def cold_convnet(compiled=False, benchmark=False):
         "expected": "the first call pays cuDNN's and the kernels' first-use costs; later calls are warm"})
 
 
-def bert_first_inference():
+def transformers_first_inference(family, batch, tokens, expected):
+    """One request to transformers' FAMILYModel(FAMILYConfig()) (random weights, fp32, eval)."""
     torch = _torch()
     import transformers
-    cfg = transformers.BertConfig()  # bert-base: 12 layers, hidden 768
+    cfg = getattr(transformers, family + "Config")()  # bert-base, gpt2: 12 layers, hidden 768
     torch.manual_seed(0)
-    model = transformers.BertModel(cfg).cuda().eval()
-    ids = torch.randint(0, cfg.vocab_size, (8, 128), device="cuda")
+    model = getattr(transformers, family + "Model")(cfg).cuda().eval()
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
 
     def call(i):
         with torch.no_grad(), dp._rf("inference"):
             return model(input_ids=ids).last_hidden_state
     return dict(call=call, meta={
         "code": "with no_grad(), record_function('inference'): model(input_ids=ids)", "class": 5,
-        "model": "transformers BertModel(BertConfig()), random weights, fp32, eval", "shapes": {"input_ids": [8, 128]},
-        "work_per_step": {"samples": 8, "tokens": 8 * 128},
-        "expected": "the first request pays the kernels' and cuBLAS's first-use costs; the warm one does not"})
-
-
-def gpt2_first_inference():
-    torch = _torch()
-    import transformers
-    cfg = transformers.GPT2Config()  # gpt2: 12 layers, hidden 768
-    torch.manual_seed(0)
-    model = transformers.GPT2Model(cfg).cuda().eval()
-    ids = torch.randint(0, cfg.vocab_size, (4, 64), device="cuda")
-
-    def call(i):
-        with torch.no_grad(), dp._rf("inference"):
-            return model(input_ids=ids).last_hidden_state
-    return dict(call=call, meta={
-        "code": "with no_grad(), record_function('inference'): model(input_ids=ids)", "class": 5,
-        "model": "transformers GPT2Model(GPT2Config()), random weights, fp32, eval", "shapes": {"input_ids": [4, 64]},
-        "work_per_step": {"samples": 4, "tokens": 4 * 64},
-        "expected": "the first request pays first-use costs; the warm one does not"})
+        "model": f"transformers {family}Model({family}Config()), random weights, fp32, eval",
+        "shapes": {"input_ids": [batch, tokens]}, "work_per_step": {"samples": batch, "tokens": batch * tokens},
+        "expected": expected})
 
 
 def resnet_loop():
@@ -428,11 +411,15 @@ CASES = {
     "dlrm_adam_fused": _case(lambda: dlrm(True), 40, compiled=True, timeout=150),
     "aside_eval_dropout": _case(eval_dropout, 20, note="aside: never tune to it"),
     "first_inference_convnet": _case(cold_convnet, 25, cold=True, warm_trace=True, sched=ONE_REQUEST),
-    "aside_first_inference_bert": _case(bert_first_inference, 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
+    "aside_first_inference_bert": _case(lambda: transformers_first_inference(
+                                            "Bert", 8, 128, "the first request pays the kernels' and cuBLAS's first-use "
+                                            "costs; the warm one does not"), 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
                                         timeout=150, note="aside: never tune to it"),
     "coalesce_recorded": _case(lambda: coalesce(False), 20),
     "coalesce_once_recorded": _case(lambda: coalesce(True), 20),
-    "aside_first_inference_gpt2": _case(gpt2_first_inference, 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
+    "aside_first_inference_gpt2": _case(lambda: transformers_first_inference(
+                                            "GPT2", 4, 64, "the first request pays first-use costs; the warm one does "
+                                            "not"), 35, cold=True, warm_trace=True, sched=ONE_REQUEST,
                                         timeout=150, note="aside: never tune to it"),
     # Recorded first as aside_stepless_resnet_loop; the loop rule was changed on it, so it is aside no more.
     "stepless_resnet_loop": _case(resnet_loop, 25, cold=True, sched=SIX_CALLS),

@@ -243,6 +243,9 @@ struct ColdStartFacts {
   // A first call that timed candidate kernels (Autotuning) ran cuDNN's convolution: its benchmark
   // mode (torch.backends.cudnn.benchmark).
   bool autotuned_convolution = false;
+  // The causes' time, the profiler's own buffer requests apart: they are no start-up of the
+  // program's (profiler_artifact reports them).
+  int64_t program_start_up_ns() const;
 };
 
 // ---- torch.compile (compile/compile.cpp) ----

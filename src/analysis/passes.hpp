@@ -64,6 +64,9 @@ bool is_one_off_by_name(const Trace& trace, EventId e);
 CompileFacts compile_regions(const Trace& trace, const std::vector<StepFacts>& steps);
 MemoryFacts memory_usage(const Trace& trace, const std::vector<StepFacts>& steps);
 ProfilerOverheadFacts profiler_overhead(const Trace& trace);
+// The profiler's buffer requests on any track (Kineto puts them on a row of their own), merged: the
+// time a thread is stalled in CUPTI, which a run without the profiler does not pay.
+std::vector<Interval> profiler_buffer_intervals(const Trace& trace);
 // NCCL/RCCL kernels with their collectives' parameters and the link's peak (comm.cpp).
 CommFacts communication(const Trace& trace, const std::vector<StepFacts>& steps);
 // The user's code as a tree of blocks, credited from the per-event CPU categories (blocks.cpp).

@@ -152,6 +152,16 @@ class Event:
         return "other_cpu"
 
 
+def any_inside(spans: list, ev: Event) -> bool:
+    """Does one of `spans` (sorted (start, end) pairs) lie within `ev`?"""
+    i = bisect.bisect_left(spans, (ev.start, -1))
+    while i < len(spans) and spans[i][0] < ev.end:
+        if spans[i][1] <= ev.end:
+            return True
+        i += 1
+    return False
+
+
 class Trace:
     """The complete ('X') events of one trace, with times in ns."""
 
@@ -209,13 +219,7 @@ class Trace:
                     self._runtime_calls.setdefault(x.thread, []).append((x.start, x.end))
             for v in self._runtime_calls.values():
                 v.sort()
-        calls = self._runtime_calls.get(ev.thread, [])
-        i = bisect.bisect_left(calls, (ev.start, -1))
-        while i < len(calls) and calls[i][0] < ev.end:
-            if calls[i][1] <= ev.end:
-                return True
-            i += 1
-        return False
+        return any_inside(self._runtime_calls.get(ev.thread, []), ev)
 
     def pageable_copy_correlations(self) -> set:
         """Correlations of copies from/to pageable host memory: their calls block the host."""
@@ -255,13 +259,7 @@ class Trace:
 
     def launches_inside(self, ev: Event) -> bool:
         """Does a launch linked to device work run inside `ev` on its own thread?"""
-        launches = self.linked_launches().get(ev.thread, [])
-        i = bisect.bisect_left(launches, (ev.start, -1))
-        while i < len(launches) and launches[i][0] < ev.end:
-            if launches[i][1] <= ev.end:
-                return True
-            i += 1
-        return False
+        return any_inside(self.linked_launches().get(ev.thread, []), ev)
 
     # --- steps and windows -----------------------------------------------------------------
     def steps(self) -> list[Event]:

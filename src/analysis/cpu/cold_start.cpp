@@ -217,13 +217,21 @@ void first_call_work_stepless(const Trace& t, int64_t start, int64_t end, const 
   held.insert(held.end(), claimed.begin(), claimed.end());
   merge_intervals(held);
   f.first_calls_in_ops = true;
-  // Not judged against other calls on other shapes that may do more work (a single image copied
-  // back at the end is not a first call of the copies before it).
+  // Not a call judged against other calls on other shapes that may do more work (a single image
+  // copied back at the end is not a first call of the copies before it), nor a shapeless one
+  // against its "same shape" calls.
+  const auto counts = [&](const FirstCall& call) {
+    switch (call.baseline) {
+      case FirstCall::Baseline::SameShape: return t.input_dims_of(call.op) != kNoName;
+      case FirstCall::Baseline::OtherShapes: return false;
+      case FirstCall::Baseline::LaunchingCalls:
+      case FirstCall::Baseline::TypicalCall: return true;
+    }
+    return false;
+  };
   std::vector<std::pair<int64_t, EventId>> excess;
   for (const FirstCall& call : first_call_work(t, {}, start, end, held))
-    if (call.baseline != FirstCall::Baseline::OtherShapes && (call.baseline != FirstCall::Baseline::SameShape ||
-                                                              t.input_dims_of(call.op) != kNoName))
-      excess.emplace_back(call.excess_ns, call.op);
+    if (counts(call)) excess.emplace_back(call.excess_ns, call.op);
   add_first_call_work(t, std::move(excess), held, EvidencePlace::Back, f);
 }
 
@@ -255,8 +263,10 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, c
     // The profiler's own buffer requests are not the program's start-up (profiler_artifact reports
     // them): a step slow only because of them (the first recorded step of a warm run, where CUPTI
     // asks for its first buffer) is no cold start, so they count neither as excess nor as explained.
-    int64_t explained = 0, profiler = 0;
-    for (const ColdCause& c : f.causes) (c.kind == ColdCauseKind::ProfilerBuffers ? profiler : explained) += c.total_ns;
+    const int64_t explained = f.program_start_up_ns();
+    int64_t profiler = 0;
+    for (const ColdCause& c : f.causes) profiler += c.total_ns;
+    profiler -= explained;
     const int64_t excess = d - median - profiler;
     if (excess < kOutlierMinExcessNs || explained < kMinExplainedShare * static_cast<double>(excess))
       return ColdStartFacts{};
@@ -282,9 +292,7 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, c
   sort_causes(w);
   // The profiler's buffer requests are no start-up of the program's (as for a cold step above): a
   // warm call recorded alone holds the profiler's first buffer, 3.1 ms beside 2.4 ms of its own work.
-  int64_t total = 0;
-  for (const ColdCause& c : w.causes)
-    if (c.kind != ColdCauseKind::ProfilerBuffers) total += c.total_ns;
+  const int64_t total = w.program_start_up_ns();
   if (total < kWindowColdMinNs || total < kWindowColdShare * static_cast<double>(end - start)) return f;
   w.step_ns = end - start;
   w.startup_end_ns = f.startup_end_ns;
@@ -294,6 +302,13 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, c
 }  // namespace whyslow
 
 namespace whyslow {
+
+int64_t ColdStartFacts::program_start_up_ns() const {
+  int64_t ns = 0;
+  for (const ColdCause& c : causes)
+    if (c.kind != ColdCauseKind::ProfilerBuffers) ns += c.total_ns;
+  return ns;
+}
 
 std::string_view to_string(ColdCauseKind kind) {
   switch (kind) {

@@ -54,7 +54,7 @@ struct IdleIndex {
   std::vector<std::vector<int64_t>> wait_starts;    // per track: starts of its host-blocking calls, sorted
   std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
   std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
-  std::vector<Interval> profiler;                   // the profiler's bookkeeping, merged
+  std::vector<Interval> profiler;                   // profiler_buffer_intervals()
   int64_t first_gpu_ns = INT64_MAX;
   bool dependency_evidence = false;  // GpuIdle::dependency_evidence
 };
@@ -68,6 +68,7 @@ void add_cpu_part(const IdleIndex& x, int64_t a, int64_t b, IdleCause c, std::ar
 
 IdleIndex index_of(const Trace& t) {
   IdleIndex x;
+  x.profiler = profiler_buffer_intervals(t);
   x.wait_ends.resize(t.tracks.size());
   x.wait_starts.resize(t.tracks.size());
   std::vector<std::pair<int64_t, EventId>> work;
@@ -75,8 +76,6 @@ IdleIndex index_of(const Trace& t) {
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Sync) x.dependency_evidence = true;  // the GPU's own wait records
-    if (k == EventKind::Overhead && is_profiler_buffer_request(t.name_of(e)) && t.dur_ns[e] > 0)
-      x.profiler.emplace_back(t.start_ns[e], t.end_ns(e));
     if (is_gpu_activity(k)) {
       work.emplace_back(t.start_ns[e], e);
     } else if (is_host_api(k)) {
@@ -101,7 +100,6 @@ IdleIndex index_of(const Trace& t) {
     else x.runs.push_back({start, end, e});
   }
   if (!x.runs.empty()) x.first_gpu_ns = x.runs.front().start;
-  merge_intervals(x.profiler);
   for (auto& v : x.wait_ends) std::sort(v.begin(), v.end());
   for (auto& v : x.wait_starts) std::sort(v.begin(), v.end());
   std::sort(x.stream_waits.begin(), x.stream_waits.end());

@@ -21,15 +21,6 @@ constexpr double kCompileShare = 0.50;
 // decides what the window's time was spent on.
 constexpr double kColdWindowShare = 0.50;
 
-// The window's start-up work as cold_start explained it, the profiler's buffers apart.
-int64_t window_start_up_ns(const Facts& f) {
-  if (!f.steps.empty() || f.cold_start.step_ns <= 0) return 0;
-  int64_t ns = 0;
-  for (const ColdCause& c : f.cold_start.causes)
-    if (c.kind != ColdCauseKind::ProfilerBuffers) ns += c.total_ns;
-  return ns;
-}
-
 }  // namespace
 
 TraceKind trace_kind(const Facts& f) {
@@ -39,8 +30,8 @@ TraceKind trace_kind(const Facts& f) {
   if (f.steps.empty() && static_cast<double>(f.compile.compile_ns) >= kCompileShare * window)
     return TraceKind::CompileWarmup;
   const bool window_loop = std::any_of(f.loops.begin(), f.loops.end(), [](const LoopFacts& l) { return l.step == kLoopOverWindow; });
-  if (f.steps.empty() && f.steady_window.duration_ns <= 0 && !window_loop &&
-      static_cast<double>(window_start_up_ns(f)) >= kColdWindowShare * window)
+  if (f.steps.empty() && f.cold_start.step_ns > 0 && f.steady_window.duration_ns <= 0 && !window_loop &&
+      static_cast<double>(f.cold_start.program_start_up_ns()) >= kColdWindowShare * window)
     return TraceKind::FirstCall;
   return TraceKind::Steady;
 }
