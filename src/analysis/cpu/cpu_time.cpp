@@ -250,20 +250,9 @@ class Windows {
   }
 }
 
-// The profiler's buffer requests on any track, merged: the time a thread with no event open
-// spends stalled in CUPTI.
-std::vector<Interval> profiler_bookkeeping(const Trace& t) {
-  std::vector<Interval> out;
-  for (EventId e = 0; e < t.size(); ++e)
-    if (t.kind[e] == EventKind::Overhead && t.dur_ns[e] > 0 && is_profiler_buffer_request(t.name_of(e)))
-      out.emplace_back(t.start_ns[e], t.end_ns(e));
-  merge_intervals(out);
-  return out;
-}
-
 // One sweep over a thread: each instant goes to the innermost open event's category (instants
-// with no open event to Profiler inside `bookkeeping`, else Other), then to its context's when a
-// context is open then.
+// with no open event to Profiler inside `bookkeeping`, profiler_buffer_intervals(), else Other),
+// then to its context's when a context is open then.
 void sweep_thread(const Trace& t, const Track& tr, NameTraits& names, const std::vector<CpuCategory>& cats,
                   const std::vector<Interval>& bookkeeping, std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
@@ -367,7 +356,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
   HostWaitNames waits(t);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
-  const std::vector<Interval> bookkeeping = profiler_bookkeeping(t);
+  const std::vector<Interval> bookkeeping = profiler_buffer_intervals(t);
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
   if (steps.empty() && window_thread != UINT32_MAX && window.end_ns > window.start_ns)
     on_track[window_thread].push_back(&window);
@@ -401,7 +390,7 @@ void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy, T
   HostWaitNames waits(t);
   const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
   std::vector<StepFacts*> lookup = windows;  // the sweeps walk their own cursor over it
-  sweep_thread(t, t.tracks[thread], names, cats, profiler_bookkeeping(t), lookup);
+  sweep_thread(t, t.tracks[thread], names, cats, profiler_buffer_intervals(t), lookup);
   data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, lookup);
 }
 
