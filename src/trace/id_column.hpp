@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/unused_capacity.hpp"
+
 namespace whyslow {
 
 class IdColumn {
@@ -19,6 +21,9 @@ class IdColumn {
   bool is_wide() const { return wide_; }
 
   void reserve(size_t n) { wide_ ? wide_ids_.reserve(n) : narrow_ids_.reserve(n); }
+  void release_unused_capacity() const {
+    wide_ ? whyslow::release_unused_capacity(wide_ids_) : whyslow::release_unused_capacity(narrow_ids_);
+  }
 
   void push_back(int64_t id) {
     if (!wide_ && fits_narrow(id)) [[likely]] {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/gallop.hpp"
+#include "common/unused_capacity.hpp"
 #include "common/sort_runs.hpp"
 #include "trace/legacy_events.hpp"
 #include "trace/number_text.hpp"
@@ -262,6 +263,7 @@ void TraceBuilder::count_ignored(char ph) {
 }
 
 Trace TraceBuilder::finish() && {
+  release_unused_columns();
   trace_.ignored_events = ignored_;
   trace_.ignored_phases = std::move(ignored_phases_);
   for (const auto& [thread, open] : open_durations_) unbalanced_durations_ += open.size();
@@ -284,6 +286,24 @@ Trace TraceBuilder::finish() && {
   nesting.get();
   trace_.repaired_op_links = repair_op_links(trace_);
   return std::move(trace_);
+}
+
+// The columns were reserved for the events the loader expected (TraceBuilder::reserve): what no
+// event took goes back before the tables below add the load's peak.
+void TraceBuilder::release_unused_columns() const {
+  const Trace& t = trace_;
+  release_unused_capacity(t.start_ns);
+  release_unused_capacity(t.dur_ns);
+  release_unused_capacity(t.name);
+  release_unused_capacity(t.kind);
+  release_unused_capacity(t.category);
+  release_unused_capacity(t.track);
+  t.correlation.release_unused_capacity();
+  t.external_id.release_unused_capacity();
+  release_unused_capacity(t.detail);
+  release_unused_capacity(t.gpu_detail);
+  release_unused_capacity(t.op_shapes);
+  release_unused_capacity(t.sync_kind);
 }
 
 // Flow ends: ids with a start but no finish and the reverse ("flows with a missing end").

@@ -74,6 +74,7 @@ class TraceBuilder {
   Trace finish() &&;
 
  private:
+  void release_unused_columns() const;
   EventKind kind_of(NameId category, NameId name, NameId pid, char ph);  // pid: legacy traces
   TrackId track_of(NameId pid, NameId tid);
   void build_tracks();

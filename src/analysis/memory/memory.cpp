@@ -86,8 +86,11 @@ bool within_memory_range(int64_t bytes) { return bytes >= -kMaxMemoryBytes && by
 
 Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory& d) {
   Timeline tl;
-  std::stable_sort(records.begin(), records.end(),
-                   [&](const Record& a, const Record& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
+  // In time order, records at the same time in event order (the order they came in): sorted in
+  // place, where a stable sort would hold a second copy of the records at this pass's peak.
+  std::sort(records.begin(), records.end(), [&](const Record& a, const Record& b) {
+    return t.start_ns[a.event] != t.start_ns[b.event] ? t.start_ns[a.event] < t.start_ns[b.event] : a.event < b.event;
+  });
   // Every value below stays within ±kMaxMemoryBytes (records that would take one beyond are left
   // out), so sums of two of them cannot overflow.
   std::erase_if(records, [&](const Record& r) {
@@ -106,8 +109,11 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
   // sum is what live_after adds up at the peak, so it is held within range here too.
   std::unordered_map<int64_t, int64_t> live;
   int64_t live_sum = 0;
-  std::vector<Record> kept;
-  kept.reserve(records.size());
+  // The records kept are moved down over those left out, in place.
+  size_t kept = 0;
+  tl.ts.reserve(records.size());
+  tl.allocated.reserve(records.size());
+  tl.reserved.reserve(records.size());
   for (const Record& r : records) {
     const MemoryRecord& m = *r.rec;
     // The allocator's own total is the truth (it is what torch.cuda.memory_allocated() returns); a
@@ -119,7 +125,7 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
       ++d.out_of_range_records;
       continue;
     }
-    kept.push_back(r);
+    records[kept++] = r;
     ++d.records;
     if (m.bytes > 0) {
       ++d.allocations;
@@ -153,7 +159,8 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
     }
     d.peak_reserved = std::max(d.peak_reserved, reserved);
   }
-  tl.records = std::move(kept);
+  records.resize(kept);
+  tl.records = std::move(records);
   return tl;
 }
 
@@ -277,10 +284,17 @@ std::string_view to_string(MemoryRole r) {
 MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
   MemoryFacts out;
   std::map<std::pair<int32_t, int32_t>, std::vector<Record>> by_device;  // (CPU last, GPUs by id)
+  // Counted first and filled to size: a list grown by doubling holds up to twice its records.
+  const auto device_key = [](const MemoryRecord& m) {
+    return std::pair<int32_t, int32_t>{m.device_type == 0 ? 1 : 0, m.device_type == 0 ? -1 : m.device_id};
+  };
+  std::map<std::pair<int32_t, int32_t>, size_t> counts;
+  for (const MemoryRecord& m : t.memory) ++counts[device_key(m)];
+  for (const auto& [key, n] : counts) by_device[key].reserve(n);
   for (EventId e = 0; e < t.size(); ++e)
     if (t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX) {
       const MemoryRecord& m = t.memory[t.detail[e]];
-      by_device[{m.device_type == 0 ? 1 : 0, m.device_type == 0 ? -1 : m.device_id}].push_back({e, &m});
+      by_device[device_key(m)].push_back({e, &m});
     }
   if (by_device.empty()) return out;
   const std::vector<AllocationContext> ctx = record_contexts(t);

@@ -74,79 +74,81 @@ std::string row_key(std::string_view name) {
 }  // namespace
 
 std::vector<OpRow> op_table(const Trace& t) {
-  // 1. The events of torch's tree, per thread, in (start, longer first) order.
-  // A track's events come in this order already (trace_builder nests them so): only the few
-  // overhead events moved to their home thread need sorting, then merging in.
+  // 1. The events of torch's tree, per thread, in (start, longer first) order. A CPU track's events
+  // come in this order already (trace_builder nests them so): only the few overhead events moved
+  // to their home thread need sorting, then merging in as the nodes are laid out below.
   auto order = [&](EventId a, EventId b) { return t.nests_before(a, b); };
-  std::vector<std::vector<EventId>> per_track(t.tracks.size()), moved(t.tracks.size());
+  std::vector<std::vector<EventId>> moved(t.tracks.size());
+  size_t node_count = 0;
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     const Track& track = t.tracks[tr];
-    // Room for the whole track: pages never written cost no memory, and growing by doubling
-    // would copy the list and touch twice its pages.
-    if (track.kind == TrackKind::Cpu) per_track[tr].reserve(track.events.size());
     for (EventId e : track.events) {
       if (!in_op_tree(t.kind[e])) continue;
       if (track.kind == TrackKind::Cpu) {
-        per_track[tr].push_back(e);
+        ++node_count;
       } else if (t.kind[e] == EventKind::Overhead) {
         const TrackId home = home_track(t, e);
         moved[home == UINT32_MAX ? tr : home].push_back(e);
+        ++node_count;
       }
     }
   }
-  // Sorted among themselves, they are one run to merge in: merging them one by one as runs of
-  // their own would pass over the whole track once per halving.
-  for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
-    if (moved[tr].empty()) continue;
-    std::vector<EventId>& list = per_track[tr];
-    std::sort(moved[tr].begin(), moved[tr].end(), order);
-    const size_t own = list.size();
-    list.insert(list.end(), moved[tr].begin(), moved[tr].end());
-    std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(own), list.end(), order);
-  }
+  for (std::vector<EventId>& list : moved) std::sort(list.begin(), list.end(), order);
 
   // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
   // Children counts double as the live counts of the merging below (a node's count changes only
   // after its own turn); the merging asks only whether a count is one, so they saturate at two
-  // and share a byte with the bit that marks a node merged into its parent's chain. Arrays of the
-  // node count hold this pass's memory: the lists go once copied.
+  // and share a byte with the bit that marks a node merged into its parent's chain. These three
+  // arrays, 9 bytes a node, are this pass's memory: the nodes are read straight off the tracks.
   constexpr uint8_t kManyChildren = 2, kCountBits = 0x03, kMerged = 0x80;
   std::vector<EventId> nodes;
   std::vector<int32_t> parent;
   std::vector<uint8_t> live_children;
-  size_t node_count = 0;
-  for (const auto& list : per_track) node_count += list.size();
   nodes.reserve(node_count);
   parent.reserve(node_count);
   live_children.reserve(node_count);
-  for (auto& list : per_track) {
-    std::vector<int32_t> open;
-    for (EventId e : list) {
-      const int32_t i = static_cast<int32_t>(nodes.size());
-      nodes.push_back(e);
-      int32_t p = -1;
-      while (!open.empty()) {
-        const EventId top = nodes[open.back()];
-        if (t.start_ns[e] >= t.end_ns(top) || t.end_ns(e) > t.end_ns(top)) {
-          open.pop_back();
-          continue;
-        }
-        p = open.back();
-        break;
+  std::vector<int32_t> open;
+  const auto add_node = [&](EventId e) {
+    const int32_t i = static_cast<int32_t>(nodes.size());
+    nodes.push_back(e);
+    int32_t p = -1;
+    while (!open.empty()) {
+      const EventId top = nodes[open.back()];
+      if (t.start_ns[e] >= t.end_ns(top) || t.end_ns(e) > t.end_ns(top)) {
+        open.pop_back();
+        continue;
       }
-      parent.push_back(p);
-      live_children.push_back(0);
-      if (p >= 0 && live_children[p] < kManyChildren) ++live_children[p];
-      open.push_back(i);
+      p = open.back();
+      break;
     }
-    std::vector<EventId>().swap(list);
+    parent.push_back(p);
+    live_children.push_back(0);
+    if (p >= 0 && live_children[p] < kManyChildren) ++live_children[p];
+    open.push_back(i);
+  };
+  for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
+    // The track's own op-tree events (a CPU track's) merged with those moved to it: a moved event
+    // goes first only when it comes strictly before (std::inplace_merge's order).
+    const std::vector<EventId>& own = t.tracks[tr].events;
+    const std::vector<EventId>& extra = moved[tr];
+    const bool cpu = t.tracks[tr].kind == TrackKind::Cpu;
+    if (!cpu && extra.empty()) continue;
+    open.clear();
+    size_t a = 0, b = 0;
+    for (;;) {
+      while (a < own.size() && !(cpu && in_op_tree(t.kind[own[a]]))) ++a;
+      if (a < own.size() && (b == extra.size() || !order(extra[b], own[a]))) add_node(own[a++]);
+      else if (b < extra.size()) add_node(extra[b++]);
+      else break;
+    }
   }
+  std::vector<std::vector<EventId>>().swap(moved);
   const size_t n = nodes.size();
   // Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that node's own
   // device time. The linked ops are few against the events: their sums in a list sorted by op, and
-  // a bit per event that says which to look up (a node index per event, 4 bytes each, took 5 MB on
-  // the bench's 542 MB trace).
-  std::vector<int64_t> device(n, 0);
+  // a bit per event that says which to look up, then the nodes' own times in a list by node (an
+  // array of 8 bytes a node took 10 MB on the bench's 542 MB trace).
+  std::vector<std::pair<uint32_t, int64_t>> own_device;  // (node, its linked GPU time), ascending by node
   {
     std::vector<std::pair<EventId, int64_t>> linked;
     std::vector<bool> has_linked(t.size(), false);
@@ -158,8 +160,10 @@ std::vector<OpRow> op_table(const Trace& t) {
     std::sort(linked.begin(), linked.end());
     for (size_t i = 0; i < n; ++i) {
       if (!has_linked[nodes[i]]) continue;
+      int64_t sum = 0;
       auto it = std::lower_bound(linked.begin(), linked.end(), std::pair<EventId, int64_t>{nodes[i], INT64_MIN});
-      for (; it != linked.end() && it->first == nodes[i]; ++it) device[i] += it->second;
+      for (; it != linked.end() && it->first == nodes[i]; ++it) sum += it->second;
+      own_device.emplace_back(static_cast<uint32_t>(i), sum);
     }
   }
   // Each node's head (itself, or the head of the chain it merged into), without an array of its
@@ -196,24 +200,36 @@ std::vector<OpRow> op_table(const Trace& t) {
     if (parent[i] >= 0) host_sums[t.name_slot(nodes[parent[i]])].self_cpu_ns -= dur;
   }
 
-  // 4. Device time (its per-node sums were taken in step 2). A merged chain keeps the kernels of
-  // its innermost merged node (torch: parent.kernels = child.kernels, "lift kernels up"): in
-  // place, each merged node hands its own time to its head, parents first, so the innermost
-  // writes last; a merged node's own time is read at its turn, before anything writes it (only
-  // heads are written). In place again, the device total: walked backwards, a node is complete
-  // before it joins its parent.
+  // 4. Device time (each node's own was taken in step 2). A merged chain keeps the kernels of its
+  // innermost merged node (torch: parent.kernels = child.kernels, "lift kernels up"), so kernels
+  // credited to the head itself count in no row. A head's device total is its own time and the
+  // totals of the heads below it. One walk down the nodes (pre-order: a node's subtree follows
+  // it) keeps the heads on the path to the current node: a head is complete when the walk leaves
+  // its subtree, and hands its total to the head above it. A chain's merged nodes come before
+  // any head below it (each had its parent's only child), while the head is still the path's last.
+  struct OnPath {
+    int32_t head;
+    int64_t own_ns, below_ns;  // its own device time (after the handoff); its heads' totals below
+  };
+  std::vector<OnPath> path;
+  const auto leave = [&] {
+    const OnPath h = path.back();
+    path.pop_back();
+    Sums& r = host_sums[t.name_slot(nodes[h.head])];
+    r.self_device_ns += h.own_ns;
+    r.device_total_ns += h.own_ns + h.below_ns;
+    if (!path.empty()) path.back().below_ns += h.own_ns + h.below_ns;
+  };
+  size_t next_own = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (is_head(i)) continue;
-    device[parent[i]] = device[i];  // its head
-    device[i] = 0;
+    int64_t own_ns = 0;
+    if (next_own < own_device.size() && own_device[next_own].first == i) own_ns = own_device[next_own++].second;
+    // parent[i]: the head of i's parent, an ancestor, so on the path (-1: a root)
+    while (!path.empty() && path.back().head != parent[i]) leave();
+    if (is_head(i)) path.push_back({static_cast<int32_t>(i), own_ns, 0});
+    else path.back().own_ns = own_ns;  // in place of its head's own: the innermost writes last
   }
-  for (size_t i = 0; i < n; ++i)
-    if (is_head(i)) host_sums[t.name_slot(nodes[i])].self_device_ns += device[i];
-  for (size_t i = n; i-- > 0;) {
-    if (!is_head(i)) continue;
-    host_sums[t.name_slot(nodes[i])].device_total_ns += device[i];
-    if (parent[i] >= 0) device[parent[i]] += device[i];
-  }
+  while (!path.empty()) leave();
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (!is_gpu_activity(k) && k != EventKind::GpuUserAnnotation) continue;
