@@ -296,7 +296,7 @@ void TraceBuilder::release_unused_columns() const {
   release_unused_capacity(t.dur_ns);
   release_unused_capacity(t.name);
   release_unused_capacity(t.kind);
-  release_unused_capacity(t.category);
+  t.category.release_unused_capacity();
   release_unused_capacity(t.track);
   t.correlation.release_unused_capacity();
   t.external_id.release_unused_capacity();

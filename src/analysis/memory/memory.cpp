@@ -28,12 +28,14 @@ bool is_backward_frame(const Trace& t, EventId e) {
   return t.name_of(e).starts_with("autograd::engine::evaluate_function");
 }
 
-// Each memory record's context, by its index in Trace::memory: one sweep per thread that has
-// records, with the stack of events open at each record (the nesting torch's op tree uses) and,
-// beside each, the context it and the events below it give. A record reads the top's: walking the
-// whole stack at each record was quadratic under 90,000 nested events.
-std::vector<AllocationContext> record_contexts(const Trace& t) {
-  std::vector<AllocationContext> out(t.memory.size());
+// The context of each memory record in `wanted` (its events, ascending; a record with nothing open
+// around it has the empty context): one sweep per thread that has records, with the stack of events
+// open at each record (the nesting torch's op tree uses) and, beside each, the context it and the
+// events below it give. A record reads the top's: walking the whole stack at each record was
+// quadratic under 90,000 nested events. Only the records the peak's allocations need are kept
+// (a context for every record took 3.5 MB on the bench's profile_memory trace).
+std::unordered_map<EventId, AllocationContext> record_contexts(const Trace& t, const std::vector<EventId>& wanted) {
+  std::unordered_map<EventId, AllocationContext> out;
   std::vector<EventId> open;
   std::vector<AllocationContext> context;  // per entry of `open`
   for (const Track& tr : t.tracks) {
@@ -64,45 +66,57 @@ std::vector<AllocationContext> record_contexts(const Trace& t) {
       }
       if (t.detail[e] == UINT32_MAX) continue;
       while (!open.empty() && t.end_ns(open.back()) < start) pop();
-      if (!context.empty()) out[t.detail[e]] = context.back();
+      if (!context.empty() && std::binary_search(wanted.begin(), wanted.end(), e)) out[e] = context.back();
     }
   }
   return out;
 }
 
-struct Record {
-  EventId event;
-  const MemoryRecord* rec;
-};
+// A memory record is named by its instant event (4 bytes a record in the lists below).
+const MemoryRecord& record_of(const Trace& t, EventId e) { return t.memory[t.detail[e]]; }
 
 // One device's records replayed in time order: the allocated and reserved totals after each.
 struct Timeline {
-  std::vector<Record> records;
-  std::vector<int64_t> ts, allocated, reserved;  // after each record; reserved -1 where absent
+  const Trace& t;
+  std::vector<EventId> records;                  // the records replayed, in time order
+  std::vector<int64_t> allocated, reserved;      // after each record; reserved -1 where absent
   int64_t initial_allocated = 0;                 // before the first record
+  size_t size() const { return records.size(); }
+  int64_t ts(size_t i) const { return t.start_ns[records[i]]; }
+  // The first record at or after `ns`, and the first after it.
+  size_t first_from(int64_t ns) const {
+    return static_cast<size_t>(std::lower_bound(records.begin(), records.end(), ns,
+                                                [&](EventId e, int64_t x) { return t.start_ns[e] < x; }) -
+                               records.begin());
+  }
+  size_t first_after(int64_t ns) const {
+    return static_cast<size_t>(std::upper_bound(records.begin(), records.end(), ns,
+                                                [&](int64_t x, EventId e) { return x < t.start_ns[e]; }) -
+                               records.begin());
+  }
 };
 
 bool within_memory_range(int64_t bytes) { return bytes >= -kMaxMemoryBytes && bytes <= kMaxMemoryBytes; }
 
-Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory& d) {
-  Timeline tl;
+Timeline replay_totals(const Trace& t, std::vector<EventId> records, DeviceMemory& d) {
+  Timeline tl{t};
   // In time order, records at the same time in event order (the order they came in): sorted in
   // place, where a stable sort would hold a second copy of the records at this pass's peak.
-  std::sort(records.begin(), records.end(), [&](const Record& a, const Record& b) {
-    return t.start_ns[a.event] != t.start_ns[b.event] ? t.start_ns[a.event] < t.start_ns[b.event] : a.event < b.event;
+  std::sort(records.begin(), records.end(), [&](EventId a, EventId b) {
+    return t.start_ns[a] != t.start_ns[b] ? t.start_ns[a] < t.start_ns[b] : a < b;
   });
   // Every value below stays within ±kMaxMemoryBytes (records that would take one beyond are left
   // out), so sums of two of them cannot overflow.
-  std::erase_if(records, [&](const Record& r) {
-    const MemoryRecord& m = *r.rec;
+  std::erase_if(records, [&](EventId r) {
+    const MemoryRecord& m = record_of(t, r);
     const bool out = !within_memory_range(m.bytes) || m.total_allocated > kMaxMemoryBytes ||
                      m.total_reserved > kMaxMemoryBytes;
     d.out_of_range_records += out;
     return out;
   });
   tl.initial_allocated =
-      !records.empty() && records.front().rec->total_allocated >= 0
-          ? records.front().rec->total_allocated - records.front().rec->bytes
+      !records.empty() && record_of(t, records.front()).total_allocated >= 0
+          ? record_of(t, records.front()).total_allocated - record_of(t, records.front()).bytes
           : 0;
   int64_t allocated = tl.initial_allocated, reserved = -1;
   // Addresses allocated and not yet freed, with their bytes: a free elsewhere is unmatched. Their
@@ -111,11 +125,10 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
   int64_t live_sum = 0;
   // The records kept are moved down over those left out, in place.
   size_t kept = 0;
-  tl.ts.reserve(records.size());
   tl.allocated.reserve(records.size());
   tl.reserved.reserve(records.size());
-  for (const Record& r : records) {
-    const MemoryRecord& m = *r.rec;
+  for (const EventId r : records) {
+    const MemoryRecord& m = record_of(t, r);
     // The allocator's own total is the truth (it is what torch.cuda.memory_allocated() returns); a
     // total that is not the previous one plus Bytes is counted, never silently mixed in.
     const int64_t summed = allocated + m.bytes;
@@ -149,13 +162,12 @@ Timeline replay_totals(const Trace& t, std::vector<Record> records, DeviceMemory
     }
     if (m.total_reserved >= 0) reserved = m.total_reserved;
     if (allocated < 0) ++d.negative_totals;
-    tl.ts.push_back(t.start_ns[r.event]);
     tl.allocated.push_back(allocated);
     tl.reserved.push_back(reserved);
     if (allocated > d.peak_allocated) {
       d.peak_allocated = allocated;
-      d.peak_at_ns = t.start_ns[r.event];
-      d.peak_event = r.event;
+      d.peak_at_ns = t.start_ns[r];
+      d.peak_event = r;
     }
     d.peak_reserved = std::max(d.peak_reserved, reserved);
   }
@@ -170,8 +182,7 @@ void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps
   d.steps.assign(steps.size(), {});
   for (size_t s = 0; s < steps.size(); ++s) {
     StepMemory& m = d.steps[s];
-    const size_t i0 = static_cast<size_t>(std::lower_bound(tl.ts.begin(), tl.ts.end(), steps[s].start_ns) - tl.ts.begin());
-    const size_t i1 = static_cast<size_t>(std::upper_bound(tl.ts.begin(), tl.ts.end(), steps[s].end_ns) - tl.ts.begin());
+    const size_t i0 = tl.first_from(steps[s].start_ns), i1 = tl.first_after(steps[s].end_ns);
     m.start_allocated = i0 > 0 ? tl.allocated[i0 - 1] : tl.initial_allocated;
     m.peak_allocated = m.start_allocated;
     m.peak_at_ns = steps[s].start_ns;
@@ -179,7 +190,7 @@ void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps
     for (size_t i = i0; i < i1; ++i) {
       if (tl.allocated[i] > m.peak_allocated) {
         m.peak_allocated = tl.allocated[i];
-        m.peak_at_ns = tl.ts[i];
+        m.peak_at_ns = tl.ts(i);
       }
       m.peak_reserved = std::max(m.peak_reserved, tl.reserved[i]);
     }
@@ -190,46 +201,50 @@ void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps
 
 // The allocations live just after record `at` (replayed by address: a free ends the allocation
 // made there last), with the record that frees each later, if any.
-void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector<AllocationContext>& ctx,
-                const StepFacts* step, DeviceMemory& d) {
+void live_after(const Trace& t, const Timeline& tl, size_t at, const StepFacts* step, DeviceMemory& d) {
   std::unordered_map<int64_t, size_t> live;  // addr → index of its allocating record
-  for (size_t i = 0; i <= at && i < tl.records.size(); ++i) {
-    const MemoryRecord& m = *tl.records[i].rec;
+  for (size_t i = 0; i <= at && i < tl.size(); ++i) {
+    const MemoryRecord& m = record_of(t, tl.records[i]);
     if (m.bytes > 0) live[m.addr] = i;
     else if (m.bytes < 0) live.erase(m.addr);
   }
   std::unordered_map<int64_t, size_t> index_of;  // addr → its entry in live_at_peak
   for (const auto& [addr, i] : live) {
-    const Record& r = tl.records[i];
-    const AllocationContext& c = ctx[t.detail[r.event]];
     LiveAllocation a;
-    a.alloc = r.event;
-    a.op = c.op;
-    a.block = c.block;
-    a.bytes = r.rec->bytes;
+    a.alloc = tl.records[i];
+    a.bytes = record_of(t, a.alloc).bytes;
     index_of[addr] = d.live_at_peak.size();
     d.live_at_peak.push_back(a);
   }
-  std::vector<AllocationContext> freed_by(d.live_at_peak.size());
-  for (size_t i = at + 1; i < tl.records.size() && !index_of.empty(); ++i) {
-    const MemoryRecord& m = *tl.records[i].rec;
+  for (size_t i = at + 1; i < tl.size() && !index_of.empty(); ++i) {
+    const MemoryRecord& m = record_of(t, tl.records[i]);
     if (m.bytes == 0) continue;
     const auto it = index_of.find(m.addr);
     if (it == index_of.end()) continue;
-    if (m.bytes < 0) {
-      d.live_at_peak[it->second].freed = tl.records[i].event;
-      freed_by[it->second] = ctx[t.detail[tl.records[i].event]];
-    }
+    if (m.bytes < 0) d.live_at_peak[it->second].freed = tl.records[i];
     index_of.erase(it);  // freed, or the address reused: either way this allocation's end is known
   }
-  for (size_t k = 0; k < d.live_at_peak.size(); ++k) {
-    LiveAllocation& a = d.live_at_peak[k];
+  std::vector<EventId> wanted;
+  for (const LiveAllocation& a : d.live_at_peak) {
+    wanted.push_back(a.alloc);
+    if (a.freed != kNoEvent) wanted.push_back(a.freed);
+  }
+  std::sort(wanted.begin(), wanted.end());
+  const std::unordered_map<EventId, AllocationContext> ctx = record_contexts(t, wanted);
+  const auto context_of = [&](EventId e) {
+    const auto it = ctx.find(e);
+    return it == ctx.end() ? AllocationContext{} : it->second;
+  };
+  for (LiveAllocation& a : d.live_at_peak) {
+    const AllocationContext c = context_of(a.alloc);
+    a.op = c.op;
+    a.block = c.block;
     const int64_t at_ns = t.start_ns[a.alloc];
     const bool freed = a.freed != kNoEvent;
     const int64_t freed_ns = freed ? t.start_ns[a.freed] : INT64_MAX;
     if (step && at_ns < step->start_ns) a.role = MemoryRole::Persistent;
-    else if (ctx[t.detail[a.alloc]].backward) a.role = MemoryRole::Backward;
-    else if (freed && freed_by[k].backward) a.role = MemoryRole::Activation;
+    else if (c.backward) a.role = MemoryRole::Backward;
+    else if (freed && context_of(a.freed).backward) a.role = MemoryRole::Activation;
     else if (freed && (!step || freed_ns <= step->end_ns)) a.role = MemoryRole::Temporary;
     else a.role = step ? MemoryRole::Kept : MemoryRole::Persistent;
   }
@@ -246,21 +261,21 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const std::vector
 // largest totals of its stretch at the time of its largest allocated total.
 std::vector<std::array<int64_t, 3>> curve_of(const Timeline& tl) {
   std::vector<std::array<int64_t, 3>> out;
-  if (tl.ts.empty()) return out;
-  const int64_t from = tl.ts.front(), span = std::max<int64_t>(1, tl.ts.back() - from);
+  if (tl.size() == 0) return out;
+  const int64_t from = tl.ts(0), span = std::max<int64_t>(1, tl.ts(tl.size() - 1) - from);
   size_t bucket = SIZE_MAX;
-  for (size_t i = 0; i < tl.ts.size(); ++i) {
+  for (size_t i = 0; i < tl.size(); ++i) {
     const size_t b = std::min(kMemoryCurvePoints - 1,
-                              static_cast<size_t>(static_cast<double>(tl.ts[i] - from) / static_cast<double>(span) *
+                              static_cast<size_t>(static_cast<double>(tl.ts(i) - from) / static_cast<double>(span) *
                                                   static_cast<double>(kMemoryCurvePoints)));
     if (b != bucket) {
-      out.push_back({tl.ts[i], tl.allocated[i], tl.reserved[i]});
+      out.push_back({tl.ts(i), tl.allocated[i], tl.reserved[i]});
       bucket = b;
       continue;
     }
     std::array<int64_t, 3>& p = out.back();
     if (tl.allocated[i] > p[1]) {
-      p[0] = tl.ts[i];
+      p[0] = tl.ts(i);
       p[1] = tl.allocated[i];
     }
     p[2] = std::max(p[2], tl.reserved[i]);
@@ -283,7 +298,7 @@ std::string_view to_string(MemoryRole r) {
 
 MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
   MemoryFacts out;
-  std::map<std::pair<int32_t, int32_t>, std::vector<Record>> by_device;  // (CPU last, GPUs by id)
+  std::map<std::pair<int32_t, int32_t>, std::vector<EventId>> by_device;  // (CPU last, GPUs by id)
   // Counted first and filled to size: a list grown by doubling holds up to twice its records.
   const auto device_key = [](const MemoryRecord& m) {
     return std::pair<int32_t, int32_t>{m.device_type == 0 ? 1 : 0, m.device_type == 0 ? -1 : m.device_id};
@@ -294,14 +309,13 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
   for (EventId e = 0; e < t.size(); ++e)
     if (t.kind[e] == EventKind::Instant && t.detail[e] != UINT32_MAX) {
       const MemoryRecord& m = t.memory[t.detail[e]];
-      by_device[device_key(m)].push_back({e, &m});
+      by_device[device_key(m)].push_back(e);
     }
   if (by_device.empty()) return out;
-  const std::vector<AllocationContext> ctx = record_contexts(t);
   for (auto& [key, records] : by_device) {
     DeviceMemory d;
-    d.device_type = records.front().rec->device_type;
-    d.device_id = records.front().rec->device_id;
+    d.device_type = record_of(t, records.front()).device_type;
+    d.device_id = record_of(t, records.front()).device_id;
     const Timeline tl = replay_totals(t, std::move(records), d);
     measure_step_memory(tl, steps, d);
     d.curve = curve_of(tl);
@@ -322,12 +336,12 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
     // step's start holds the peak, the last record before it).
     size_t at = 0;
     bool found = false;
-    for (size_t i = 0; i < tl.ts.size() && tl.ts[i] <= target_ns; ++i)
+    for (size_t i = 0; i < tl.size() && tl.ts(i) <= target_ns; ++i)
       if (tl.allocated[i] == d.live_peak_allocated) {
         at = i;
         found = true;
       }
-    if (found) live_after(t, tl, at, ctx, step, d);
+    if (found) live_after(t, tl, at, step, d);
     out.devices.push_back(std::move(d));
   }
   return out;
