@@ -7,6 +7,7 @@
 #include "analysis/core/event_names.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
+#include "common/gallop.hpp"
 
 namespace whyslow {
 
@@ -56,6 +57,7 @@ std::vector<AnnotationRow> annotation_table(const Trace& t) {
   std::unordered_map<NameId, uint32_t> open_blocks;
   int64_t gpu_ns = 0;
   uint64_t kernels = 0;
+  auto found = launched.begin();
   const auto leave = [&] {
     const Open& o = open.back();
     if (is_block(o.event)) --open_blocks[t.name[o.event]];
@@ -71,10 +73,15 @@ std::vector<AnnotationRow> annotation_table(const Trace& t) {
     for (const EventId e : tr.events) {  // by start, parents before children
       if (t.kind[e] == EventKind::Instant) continue;  // never nested, never a parent
       while (!open.empty() && open.back().event != t.parent[e]) leave();
-      open.push_back({e, is_block(e) && open_blocks[t.name[e]]++ == 0, gpu_ns, kernels});
+      Open& o = open.emplace_back();  // filled in place: a pushed temporary stalls on its read-back
+      o.event = e;
+      o.outermost = is_block(e) && open_blocks[t.name[e]]++ == 0;
+      o.gpu_ns_before = gpu_ns;
+      o.kernels_before = kernels;
       if (!launches[e]) continue;
-      auto it = std::lower_bound(launched.begin(), launched.end(), e,
-                                 [](const Launched& l, EventId x) { return l.launch < x; });
+      // A thread's launches come in nearly the order of their ids: searched from the last one found.
+      auto it = found = gallop_lower_bound(launched.begin(), launched.end(), found, e,
+                                           [](const Launched& l, EventId x) { return l.launch < x; });
       for (; it != launched.end() && it->launch == e; ++it) {
         gpu_ns += it->gpu_ns;
         kernels += it->kernels;

@@ -7,7 +7,6 @@
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
-#include "analysis/core/nearest_ancestor.hpp"
 #include "analysis/core/track_range.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/cpu/kernel_timing.hpp"
@@ -57,20 +56,41 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
   auto is_op = [&](EventId e) {
     return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
   };
-  NearestAncestor op_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp; });
-  NearestAncestor shaped_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && t.input_dims_of(a) != kNoName; });
-  NearestAncestor top_above(t, [&](EventId a) { return t.kind[a] == EventKind::CpuOp && op_above.of(t.parent[a]) == kNoEvent; });
-  std::vector<EventId> judged;
-  // Shapeless top-level ops with a judged op inside, by event: a bit each (a set took an insert
-  // per judged op, a million on a 542 MB trace).
-  std::vector<bool> wrapper(t.size());
-  for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && t.input_dims_of(e) != kNoName && shaped_above.of(t.parent[e]) == kNoEvent) {
-      judged.push_back(e);
-      if (const EventId top = top_above.of(t.parent[e]); top != kNoEvent) wrapper[top] = true;
+  // Judged: the shaped ops with no shaped op above them, and the shapeless ops with no op above
+  // them that hold no judged op (a wrapper). What lies above an op comes from one walk down each
+  // track with the chain of open events (as the loader nested them: the parent is the innermost
+  // open event), each with the nearest op, the nearest shaped op and the outermost op at or above
+  // it; the answers are bits by event (three memo arrays of 4 bytes an event took 14 MB on the
+  // bench's profile_memory trace), read in event order as the calls were always listed.
+  struct Open {
+    EventId event, op, shaped, top;  // the nearest op, shaped op and outermost op at or above it
+  };
+  std::vector<bool> shaped_judged(t.size()), shapeless_top(t.size()), wrapper(t.size());
+  std::vector<Open> open;
+  for (const Track& tr : t.tracks) {
+    open.clear();
+    for (const EventId e : tr.events) {
+      if (t.kind[e] == EventKind::Instant) continue;  // never nested, never a parent
+      while (!open.empty() && open.back().event != t.parent[e]) open.pop_back();
+      const Open above = open.empty() ? Open{kNoEvent, kNoEvent, kNoEvent, kNoEvent} : open.back();
+      const bool op = t.kind[e] == EventKind::CpuOp, shaped = op && t.input_dims_of(e) != kNoName;
+      if (is_op(e) && shaped && above.shaped == kNoEvent) {
+        shaped_judged[e] = true;
+        if (above.top != kNoEvent) wrapper[above.top] = true;
+      }
+      if (is_op(e) && !shaped && above.op == kNoEvent) shapeless_top[e] = true;
+      Open& o = open.emplace_back();  // filled in place: a pushed temporary stalls on its read-back
+      o.event = e;
+      o.op = op ? e : above.op;
+      o.shaped = shaped ? e : above.shaped;
+      o.top = above.top != kNoEvent ? above.top : op ? e : kNoEvent;
     }
+  }
+  std::vector<EventId> judged;
   for (EventId e = 0; e < t.size(); ++e)
-    if (is_op(e) && t.input_dims_of(e) == kNoName && op_above.of(t.parent[e]) == kNoEvent && !wrapper[e]) judged.push_back(e);
+    if (shaped_judged[e]) judged.push_back(e);
+  for (EventId e = 0; e < t.size(); ++e)
+    if (shapeless_top[e] && !wrapper[e]) judged.push_back(e);
   std::sort(judged.begin(), judged.end(), [&](EventId a, EventId b) { return t.start_ns[a] < t.start_ns[b]; });
 
   std::map<std::pair<NameId, NameId>, std::vector<JudgedCall>> by_shape;  // (name, input dims) → calls in time order

@@ -38,6 +38,7 @@
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/gpu/lazy_submission.hpp"
 #include "analysis/passes.hpp"
+#include "common/sort_runs.hpp"
 
 namespace whyslow {
 namespace {
@@ -71,13 +72,16 @@ IdleIndex index_of(const Trace& t) {
   x.profiler = profiler_buffer_intervals(t);
   x.wait_ends.resize(t.tracks.size());
   x.wait_starts.resize(t.tracks.size());
-  std::vector<std::pair<int64_t, EventId>> work;
+  // The GPU activities by (start, event): their ids only, sized to them (4 bytes an activity,
+  // where (start, id) pairs grown by doubling held up to 32).
+  std::vector<EventId> work;
+  work.reserve(static_cast<size_t>(std::count_if(t.kind.begin(), t.kind.end(), is_gpu_activity)));
   HostWaitNames waits(t);
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Sync) x.dependency_evidence = true;  // the GPU's own wait records
     if (is_gpu_activity(k)) {
-      work.emplace_back(t.start_ns[e], e);
+      work.push_back(e);
     } else if (is_host_api(k)) {
       const bool blocks = waits.of(e) != HostWait::None;
       if (blocks) {
@@ -93,9 +97,12 @@ IdleIndex index_of(const Trace& t) {
       }
     }
   }
-  std::sort(work.begin(), work.end());
-  for (const auto& [start, e] : work) {
-    const int64_t end = t.end_ns(e);
+  // Each stream's activities come in start order: a few ascending runs to merge.
+  sort_runs(work.begin(), work.end(),
+            [&](EventId a, EventId b) { return t.start_ns[a] != t.start_ns[b] ? t.start_ns[a] < t.start_ns[b] : a < b; });
+  x.runs.reserve(work.size());
+  for (const EventId e : work) {
+    const int64_t start = t.start_ns[e], end = t.end_ns(e);
     if (!x.runs.empty() && start <= x.runs.back().end) x.runs.back().end = std::max(x.runs.back().end, end);
     else x.runs.push_back({start, end, e});
   }

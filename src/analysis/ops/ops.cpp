@@ -76,55 +76,118 @@ std::string row_key(std::string_view name) {
 std::vector<OpRow> op_table(const Trace& t) {
   // 1. The events of torch's tree, per thread, in (start, longer first) order. A CPU track's events
   // come in this order already (trace_builder nests them so): only the few overhead events moved
-  // to their home thread need sorting, then merging in as the nodes are laid out below.
+  // to their home thread need sorting, then merging in as the tree is walked below.
   auto order = [&](EventId a, EventId b) { return t.nests_before(a, b); };
   std::vector<std::vector<EventId>> moved(t.tracks.size());
-  size_t node_count = 0;
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     const Track& track = t.tracks[tr];
+    if (track.kind == TrackKind::Cpu) continue;
     for (EventId e : track.events) {
-      if (!in_op_tree(t.kind[e])) continue;
-      if (track.kind == TrackKind::Cpu) {
-        ++node_count;
-      } else if (t.kind[e] == EventKind::Overhead) {
-        const TrackId home = home_track(t, e);
-        moved[home == UINT32_MAX ? tr : home].push_back(e);
-        ++node_count;
-      }
+      if (t.kind[e] != EventKind::Overhead) continue;
+      const TrackId home = home_track(t, e);
+      moved[home == UINT32_MAX ? tr : home].push_back(e);
     }
   }
   for (std::vector<EventId>& list : moved) std::sort(list.begin(), list.end(), order);
 
-  // 2. Tree, duplicate merging, self times. Node i ↔ nodes[i]; parents precede children.
-  // Children counts double as the live counts of the merging below (a node's count changes only
-  // after its own turn); the merging asks only whether a count is one, so they saturate at two
-  // and share a byte with the bit that marks a node merged into its parent's chain. These three
-  // arrays, 9 bytes a node, are this pass's memory: the nodes are read straight off the tracks.
-  constexpr uint8_t kManyChildren = 2, kCountBits = 0x03, kMerged = 0x80;
-  std::vector<EventId> nodes;
-  std::vector<int32_t> parent;
-  std::vector<uint8_t> live_children;
-  nodes.reserve(node_count);
-  parent.reserve(node_count);
-  live_children.reserve(node_count);
-  std::vector<int32_t> open;
-  const auto add_node = [&](EventId e) {
-    const int32_t i = static_cast<int32_t>(nodes.size());
-    nodes.push_back(e);
-    int32_t p = -1;
-    while (!open.empty()) {
-      const EventId top = nodes[open.back()];
-      if (t.start_ns[e] >= t.end_ns(top) || t.end_ns(e) > t.end_ns(top)) {
-        open.pop_back();
-        continue;
+  // 2. Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that op's own
+  // device time. The linked ops are few against the events: their sums in a list sorted by op, and
+  // a bit per event that says which to look up.
+  std::vector<std::pair<EventId, int64_t>> linked;
+  std::vector<bool> has_linked(t.size(), false);
+  for (EventId e = 0; e < t.size(); ++e) {
+    if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
+    linked.emplace_back(t.op_link[e], t.dur_ns[e]);
+    has_linked[t.op_link[e]] = true;
+  }
+  std::sort(linked.begin(), linked.end());
+  const auto own_device_ns = [&](EventId e) {
+    int64_t sum = 0;
+    if (!has_linked[e]) return sum;
+    auto it = std::lower_bound(linked.begin(), linked.end(), std::pair<EventId, int64_t>{e, INT64_MIN});
+    for (; it != linked.end() && it->first == e; ++it) sum += it->second;
+    return sum;
+  };
+
+  // 3. The tree, duplicate merging, self and device times, in one walk down each thread's events
+  // with the chain of open ones (memory: the chain, not the events). An op is merged into its
+  // parent when it is the parent's only child and has the parent's name: a chain of merged ops
+  // shares one name, so "the name of the chain's head" is the name of any op in it. Whether a
+  // child is its parent's only one is known when a second child comes or the parent ends: until
+  // then the first child's sums wait in the parent's entry (`pending`), then count as a row's
+  // (a head's) or vanish into the chain (merged).
+  //  - A head adds a call, its duration to its name's self and total CPU time, and takes its
+  //    duration off its parent's name's self time.
+  //  - Device time: a chain keeps the kernels of its innermost merged op in place of the head's
+  //    own (torch: parent.kernels = child.kernels, "lift kernels up"), so kernels credited to the
+  //    head itself count in no row; a head's device total is that own time and the totals of the
+  //    heads below it, its chain's included.
+  struct Sums {
+    uint64_t calls = 0;
+    int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
+  };
+  const size_t no_name = t.names.size();  // Trace::name_slot's entry for events without a name
+  std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
+  // A finished op's sums, before it is known to be a head or merged.
+  struct Done {
+    size_t slot;
+    int64_t dur_ns, own_device_ns, below_device_ns;  // own: after its chain's handoff
+  };
+  struct Open {
+    int64_t end_ns;
+    size_t slot;
+    EventId event;
+    uint8_t children;  // saturating at 2: only "one" matters
+    int64_t own_device_ns, below_device_ns;
+    Done pending;      // the first child's, while it is the only one
+  };
+  std::vector<Open> open;
+  const auto count_head = [&](const Done& d, Open* parent) {
+    Sums& r = host_sums[d.slot];
+    ++r.calls;
+    r.self_cpu_ns += d.dur_ns;
+    r.cpu_total_ns += d.dur_ns;
+    r.self_device_ns += d.own_device_ns;
+    r.device_total_ns += d.own_device_ns + d.below_device_ns;
+    if (!parent) return;
+    host_sums[parent->slot].self_cpu_ns -= d.dur_ns;
+    parent->below_device_ns += d.own_device_ns + d.below_device_ns;
+  };
+  // The op on top of the chain ends: its only child settles, then it goes to its parent.
+  const auto finish = [&] {
+    Open& o = open.back();
+    if (o.children == 1) {
+      const Done& c = o.pending;
+      if (c.slot == o.slot) {  // merged: the chain takes its kernels and what is below it
+        o.own_device_ns = c.own_device_ns;
+        o.below_device_ns += c.below_device_ns;
+      } else {
+        count_head(c, &o);
       }
-      p = open.back();
-      break;
     }
-    parent.push_back(p);
-    live_children.push_back(0);
-    if (p >= 0 && live_children[p] < kManyChildren) ++live_children[p];
-    open.push_back(i);
+    const Done d{o.slot, t.dur_ns[o.event], o.own_device_ns, o.below_device_ns};
+    open.pop_back();
+    if (open.empty()) count_head(d, nullptr);
+    else if (open.back().children == 1) open.back().pending = d;
+    else count_head(d, &open.back());
+  };
+  const auto add_node = [&](EventId e) {
+    const int64_t start = t.start_ns[e], end = t.end_ns(e);
+    while (!open.empty() && (start >= open.back().end_ns || end > open.back().end_ns)) finish();
+    if (!open.empty()) {
+      Open& p = open.back();
+      if (p.children == 1) count_head(p.pending, &p);  // a second child: the first is a head
+      if (p.children < 2) ++p.children;
+    }
+    // Filled in place: a pushed temporary was written in pieces and read back whole, a stall at
+    // each of a million ops.
+    Open& o = open.emplace_back();
+    o.end_ns = end;
+    o.slot = t.name_slot(e);
+    o.event = e;
+    o.children = 0;
+    o.own_device_ns = own_device_ns(e);
+    o.below_device_ns = 0;
   };
   for (TrackId tr = 0; tr < t.tracks.size(); ++tr) {
     // The track's own op-tree events (a CPU track's) merged with those moved to it: a moved event
@@ -133,7 +196,6 @@ std::vector<OpRow> op_table(const Trace& t) {
     const std::vector<EventId>& extra = moved[tr];
     const bool cpu = t.tracks[tr].kind == TrackKind::Cpu;
     if (!cpu && extra.empty()) continue;
-    open.clear();
     size_t a = 0, b = 0;
     for (;;) {
       while (a < own.size() && !(cpu && in_op_tree(t.kind[own[a]]))) ++a;
@@ -141,95 +203,8 @@ std::vector<OpRow> op_table(const Trace& t) {
       else if (b < extra.size()) add_node(extra[b++]);
       else break;
     }
+    while (!open.empty()) finish();
   }
-  std::vector<std::vector<EventId>>().swap(moved);
-  const size_t n = nodes.size();
-  // Each GPU activity's time to the op it is linked to (trace/op_links.hpp), as that node's own
-  // device time. The linked ops are few against the events: their sums in a list sorted by op, and
-  // a bit per event that says which to look up, then the nodes' own times in a list by node (an
-  // array of 8 bytes a node took 10 MB on the bench's 542 MB trace).
-  std::vector<std::pair<uint32_t, int64_t>> own_device;  // (node, its linked GPU time), ascending by node
-  {
-    std::vector<std::pair<EventId, int64_t>> linked;
-    std::vector<bool> has_linked(t.size(), false);
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (!is_gpu_activity(t.kind[e]) || t.op_link[e] == kNoEvent) continue;
-      linked.emplace_back(t.op_link[e], t.dur_ns[e]);
-      has_linked[t.op_link[e]] = true;
-    }
-    std::sort(linked.begin(), linked.end());
-    for (size_t i = 0; i < n; ++i) {
-      if (!has_linked[nodes[i]]) continue;
-      int64_t sum = 0;
-      auto it = std::lower_bound(linked.begin(), linked.end(), std::pair<EventId, int64_t>{nodes[i], INT64_MIN});
-      for (; it != linked.end() && it->first == nodes[i]; ++it) sum += it->second;
-      own_device.emplace_back(static_cast<uint32_t>(i), sum);
-    }
-  }
-  // Each node's head (itself, or the head of the chain it merged into), without an array of its
-  // own: a merged node's head is its parent's head, so parent[i] becomes the parent's head (all
-  // that is read of it from here on) and kMerged says which nodes are not heads.
-  auto is_head = [&](size_t i) { return (live_children[i] & kMerged) == 0; };
-  auto head_of = [&](size_t i) { return is_head(i) ? static_cast<int32_t>(i) : parent[i]; };
-  for (size_t i = 0; i < n; ++i) {
-    if (parent[i] < 0) continue;
-    const int32_t p = head_of(static_cast<size_t>(parent[i]));
-    parent[i] = p;
-    if (t.name[nodes[i]] == t.name[nodes[p]] && (live_children[p] & kCountBits) == 1) {
-      live_children[i] |= kMerged;
-      // i's own count: unchanged until its turn
-      live_children[p] = static_cast<uint8_t>((live_children[p] & ~kCountBits) | (live_children[i] & kCountBits));
-    }
-  }
-  // 3. Rows, summed per name id first (a name repeats over millions of events), then per row key
-  // (ProfilerStep#N names share one). A chain's self CPU time is its head's duration less its
-  // children's: added and subtracted straight into the sums, which is all the rows need of it.
-  struct Sums {
-    uint64_t calls = 0;
-    int64_t self_cpu_ns = 0, cpu_total_ns = 0, self_device_ns = 0, device_total_ns = 0;
-  };
-  const size_t no_name = t.names.size();  // Trace::name_slot's entry for events without a name
-  std::vector<Sums> host_sums(no_name + 1), device_sums(no_name + 1);
-  for (size_t i = 0; i < n; ++i) {
-    if (!is_head(i)) continue;
-    const int64_t dur = t.dur_ns[nodes[i]];
-    Sums& r = host_sums[t.name_slot(nodes[i])];
-    ++r.calls;
-    r.self_cpu_ns += dur;
-    r.cpu_total_ns += dur;
-    if (parent[i] >= 0) host_sums[t.name_slot(nodes[parent[i]])].self_cpu_ns -= dur;
-  }
-
-  // 4. Device time (each node's own was taken in step 2). A merged chain keeps the kernels of its
-  // innermost merged node (torch: parent.kernels = child.kernels, "lift kernels up"), so kernels
-  // credited to the head itself count in no row. A head's device total is its own time and the
-  // totals of the heads below it. One walk down the nodes (pre-order: a node's subtree follows
-  // it) keeps the heads on the path to the current node: a head is complete when the walk leaves
-  // its subtree, and hands its total to the head above it. A chain's merged nodes come before
-  // any head below it (each had its parent's only child), while the head is still the path's last.
-  struct OnPath {
-    int32_t head;
-    int64_t own_ns, below_ns;  // its own device time (after the handoff); its heads' totals below
-  };
-  std::vector<OnPath> path;
-  const auto leave = [&] {
-    const OnPath h = path.back();
-    path.pop_back();
-    Sums& r = host_sums[t.name_slot(nodes[h.head])];
-    r.self_device_ns += h.own_ns;
-    r.device_total_ns += h.own_ns + h.below_ns;
-    if (!path.empty()) path.back().below_ns += h.own_ns + h.below_ns;
-  };
-  size_t next_own = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int64_t own_ns = 0;
-    if (next_own < own_device.size() && own_device[next_own].first == i) own_ns = own_device[next_own++].second;
-    // parent[i]: the head of i's parent, an ancestor, so on the path (-1: a root)
-    while (!path.empty() && path.back().head != parent[i]) leave();
-    if (is_head(i)) path.push_back({static_cast<int32_t>(i), own_ns, 0});
-    else path.back().own_ns = own_ns;  // in place of its head's own: the innermost writes last
-  }
-  while (!path.empty()) leave();
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (!is_gpu_activity(k) && k != EventKind::GpuUserAnnotation) continue;
