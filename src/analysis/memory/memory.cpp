@@ -33,7 +33,7 @@ bool is_backward_frame(const Trace& t, EventId e) {
 // open at each record (the nesting torch's op tree uses) and, beside each, the context it and the
 // events below it give. A record reads the top's: walking the whole stack at each record was
 // quadratic under 90,000 nested events. Only the records the peak's allocations need are kept
-// (a context for every record took 3.5 MB on the bench's profile_memory trace).
+// (a context for every record took 4.4 MB on the bench's profile_memory trace, 366,444 records).
 std::unordered_map<EventId, AllocationContext> record_contexts(const Trace& t, const std::vector<EventId>& wanted) {
   std::unordered_map<EventId, AllocationContext> out;
   std::vector<EventId> open;
