@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/core/event_names.hpp"
+#include "analysis/core/nesting_walk.hpp"
 #include "trace/steps.hpp"
 #include "analysis/passes.hpp"
 #include "common/gallop.hpp"
@@ -42,53 +43,40 @@ std::vector<AnnotationRow> annotation_table(const Trace& t) {
     launches[t.launch_link[e]] = true;
   }
   std::sort(launched.begin(), launched.end(), [](const Launched& a, const Launched& b) { return a.launch < b.launch; });
-  // The walk down each track keeps the chain of events around the current one, as the loader
-  // nested them (trace_builder.cpp: the parent is the innermost open event), and how many blocks
-  // of each name are on it. A track's events come parents first, each subtree whole after its
-  // root, so the work launched inside an event is what the walk meets between entering it and
-  // leaving it: running sums, read at both ends. Linear, however deep the nesting.
-  struct Open {
-    EventId event;
+  // The walk down each track (analysis/core/nesting_walk.hpp) counts the blocks of each name open
+  // around the current event. A subtree is walked whole between entering its root and leaving it,
+  // so the work launched inside an event is the growth of running sums between the two.
+  struct Entered {
     bool outermost;  // a block with no block of its name around it: its row takes its sums
     int64_t gpu_ns_before;
     uint64_t kernels_before;
   };
-  std::vector<Open> open;
   std::unordered_map<NameId, uint32_t> open_blocks;
   int64_t gpu_ns = 0;
   uint64_t kernels = 0;
   auto found = launched.begin();
-  const auto leave = [&] {
-    const Open& o = open.back();
-    if (is_block(o.event)) --open_blocks[t.name[o.event]];
-    if (o.outermost) {
-      AnnotationRow& r = rows[t.name_of(o.event)];
-      r.gpu_ns += gpu_ns - o.gpu_ns_before;
-      r.kernels += kernels - o.kernels_before;
-    }
-    open.pop_back();
-  };
-  for (const Track& tr : t.tracks) {
-    open_blocks.clear();
-    for (const EventId e : tr.events) {  // by start, parents before children
-      if (t.kind[e] == EventKind::Instant) continue;  // never nested, never a parent
-      while (!open.empty() && open.back().event != t.parent[e]) leave();
-      Open& o = open.emplace_back();  // filled in place: a pushed temporary stalls on its read-back
-      o.event = e;
-      o.outermost = is_block(e) && open_blocks[t.name[e]]++ == 0;
-      o.gpu_ns_before = gpu_ns;
-      o.kernels_before = kernels;
-      if (!launches[e]) continue;
-      // A thread's launches come in nearly the order of their ids: searched from the last one found.
-      auto it = found = gallop_lower_bound(launched.begin(), launched.end(), found, e,
-                                           [](const Launched& l, EventId x) { return l.launch < x; });
-      for (; it != launched.end() && it->launch == e; ++it) {
-        gpu_ns += it->gpu_ns;
-        kernels += it->kernels;
-      }
-    }
-    while (!open.empty()) leave();
-  }
+  walk_nesting<Entered>(
+      t,
+      [&](EventId e, const Entered*, Entered& entry) {
+        entry.outermost = is_block(e) && open_blocks[t.name[e]]++ == 0;
+        entry.gpu_ns_before = gpu_ns;
+        entry.kernels_before = kernels;
+        if (!launches[e]) return;
+        // A thread's launches come in nearly the order of their ids: searched from the last one found.
+        auto it = found = gallop_lower_bound(launched.begin(), launched.end(), found, e,
+                                             [](const Launched& l, EventId x) { return l.launch < x; });
+        for (; it != launched.end() && it->launch == e; ++it) {
+          gpu_ns += it->gpu_ns;
+          kernels += it->kernels;
+        }
+      },
+      [&](EventId e, const Entered& entry) {
+        if (is_block(e)) --open_blocks[t.name[e]];
+        if (!entry.outermost) return;
+        AnnotationRow& r = rows[t.name_of(e)];
+        r.gpu_ns += gpu_ns - entry.gpu_ns_before;
+        r.kernels += kernels - entry.kernels_before;
+      });
   std::vector<AnnotationRow> out;
   for (auto& [name, row] : rows) {
     row.name = std::string(name);

@@ -8,7 +8,7 @@
 
 #include "analysis/core/event_names.hpp"
 #include "trace/name_memo.hpp"
-#include "analysis/core/nearest_ancestor.hpp"
+#include "analysis/core/nesting_walk.hpp"
 #include "analysis/passes.hpp"
 #include "analysis/steps/steady_steps.hpp"
 
@@ -132,8 +132,13 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::vector<std::pair<int64_t, CompileId>> id_notes;
   int64_t graph_in_region_ns = 0;
   std::vector<EventId> capture_begins, capture_ends;
-  // Memoized: 90,000 nested events are walked once, not once each.
-  NearestAncestor region_around(t, [&](EventId a) { return (names.of(a) & kCompiledRegion) != 0; });
+  // Which events have a compiled region around them: a walk down each track with the chain of
+  // open events (analysis/core/nesting_walk.hpp), a bit per event.
+  std::vector<bool> in_region(t.size());
+  walk_nesting<bool>(t, [&](EventId e, const bool* parent_in_or_is_region, bool& in_or_is_region) {
+    in_region[e] = parent_in_or_is_region && *parent_in_or_is_region;
+    in_or_is_region = in_region[e] || (names.of(e) & kCompiledRegion) != 0;
+  });
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Kernel) {
@@ -164,7 +169,7 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
       continue;
     }
     if (k == EventKind::PythonFunction) continue;
-    const auto inside_region = [&](EventId x) { return region_around.of(t.parent[x]) != kNoEvent; };
+    const auto inside_region = [&](EventId x) { return static_cast<bool>(in_region[x]); };
     const uint16_t name = names.of(e);
     if (name & kCompileIdNote) id_notes.emplace_back(t.start_ns[e], note_id(t.name_of(e)));
     if (name & kCompiledRegion) {
@@ -229,22 +234,33 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::sort(f.calls.begin(), f.calls.end(),
             [&](const CompiledCall& a, const CompiledCall& b) { return t.start_ns[a.event] < t.start_ns[b.event]; });
   if (!f.calls.empty()) {
-    std::vector<uint32_t> call_of(t.size(), UINT32_MAX);  // 4 bytes an event: traces hold millions
-    for (size_t i = 0; i < f.calls.size(); ++i) call_of[f.calls[i].event] = static_cast<uint32_t>(i);
-    NearestAncestor region(t, [&](EventId a) { return call_of[a] != UINT32_MAX; });
-    std::vector<int64_t> first_input_ns(f.calls.size(), INT64_MAX);  // when the op giving input_dims started
-    for (EventId e = 0; e < t.size(); ++e) {
-      if (t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX) continue;
-      const NameId dims = t.op_shapes[t.detail[e]].input_dims;
-      if (dims == kNoName || t.parent[e] == kNoEvent) continue;
-      const EventId r = region.of(t.parent[e]);
-      if (r == kNoEvent) continue;
-      const uint32_t i = call_of[r];
-      if (t.start_ns[e] < first_input_ns[i]) {
-        f.calls[i].input_dims = dims;
-        first_input_ns[i] = t.start_ns[e];
-      }
+    // The calls by event, and a bit per event that says which to look up.
+    std::vector<std::pair<EventId, uint32_t>> call_index;
+    std::vector<bool> is_call(t.size());
+    for (size_t i = 0; i < f.calls.size(); ++i) {
+      call_index.emplace_back(f.calls[i].event, static_cast<uint32_t>(i));
+      is_call[f.calls[i].event] = true;
     }
+    std::sort(call_index.begin(), call_index.end());
+    // The op that gives a call its input: the first to start inside it (of two that start
+    // together, the first in the file).
+    std::vector<int64_t> first_input_ns(f.calls.size(), INT64_MAX);
+    std::vector<EventId> first_input(f.calls.size(), kNoEvent);
+    constexpr uint32_t kNoCall = UINT32_MAX;
+    walk_nesting<uint32_t>(t, [&](EventId e, const uint32_t* call_at_parent, uint32_t& call_here) {
+      const uint32_t around = call_at_parent ? *call_at_parent : kNoCall;  // the nearest call around e
+      call_here = is_call[e] ? std::lower_bound(call_index.begin(), call_index.end(), std::pair{e, uint32_t{0}})->second
+                             : around;
+      if (around == kNoCall || t.kind[e] != EventKind::CpuOp || t.detail[e] == UINT32_MAX) return;
+      const NameId dims = t.op_shapes[t.detail[e]].input_dims;
+      if (dims == kNoName) return;
+      const int64_t start = t.start_ns[e];
+      if (start < first_input_ns[around] || (start == first_input_ns[around] && e < first_input[around])) {
+        f.calls[around].input_dims = dims;
+        first_input_ns[around] = start;
+        first_input[around] = e;
+      }
+    });
   }
   return f;
 }

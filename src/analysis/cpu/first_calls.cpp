@@ -7,6 +7,7 @@
 
 #include "analysis/core/event_names.hpp"
 #include "analysis/core/median.hpp"
+#include "analysis/core/nesting_walk.hpp"
 #include "analysis/core/track_range.hpp"
 #include "analysis/cpu/host_waits.hpp"
 #include "analysis/cpu/kernel_timing.hpp"
@@ -57,35 +58,27 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
     return t.kind[e] == EventKind::CpuOp && t.dur_ns[e] > 0 && t.start_ns[e] >= from && t.start_ns[e] <= to;
   };
   // Judged: the shaped ops with no shaped op above them, and the shapeless ops with no op above
-  // them that hold no judged op (a wrapper). What lies above an op comes from one walk down each
-  // track with the chain of open events (as the loader nested them: the parent is the innermost
-  // open event), each with the nearest op, the nearest shaped op and the outermost op at or above
-  // it; the answers are bits by event (three memo arrays of 4 bytes an event took 14 MB on the
-  // bench's profile_memory trace), read in event order as the calls were always listed.
-  struct Open {
-    EventId event, op, shaped, top;  // the nearest op, shaped op and outermost op at or above it
+  // them that hold no judged op (a wrapper). What lies above an op comes from a walk down each
+  // track (analysis/core/nesting_walk.hpp), each open event carrying the nearest op, the nearest
+  // shaped op and the outermost op at or above it; the answers are bits by event (three memo
+  // arrays of 4 bytes an event took 14 MB on the bench's profile_memory trace), read in event
+  // order as the calls were always listed.
+  struct Above {
+    EventId op, shaped, top;  // the nearest op, shaped op and outermost op at or above the event
   };
   std::vector<bool> shaped_judged(t.size()), shapeless_top(t.size()), wrapper(t.size());
-  std::vector<Open> open;
-  for (const Track& tr : t.tracks) {
-    open.clear();
-    for (const EventId e : tr.events) {
-      if (t.kind[e] == EventKind::Instant) continue;  // never nested, never a parent
-      while (!open.empty() && open.back().event != t.parent[e]) open.pop_back();
-      const Open above = open.empty() ? Open{kNoEvent, kNoEvent, kNoEvent, kNoEvent} : open.back();
-      const bool op = t.kind[e] == EventKind::CpuOp, shaped = op && t.input_dims_of(e) != kNoName;
-      if (is_op(e) && shaped && above.shaped == kNoEvent) {
-        shaped_judged[e] = true;
-        if (above.top != kNoEvent) wrapper[above.top] = true;
-      }
-      if (is_op(e) && !shaped && above.op == kNoEvent) shapeless_top[e] = true;
-      Open& o = open.emplace_back();  // filled in place: a pushed temporary stalls on its read-back
-      o.event = e;
-      o.op = op ? e : above.op;
-      o.shaped = shaped ? e : above.shaped;
-      o.top = above.top != kNoEvent ? above.top : op ? e : kNoEvent;
+  walk_nesting<Above>(t, [&](EventId e, const Above* parent, Above& entry) {
+    const Above above = parent ? *parent : Above{kNoEvent, kNoEvent, kNoEvent};
+    const bool op = t.kind[e] == EventKind::CpuOp, shaped = op && t.input_dims_of(e) != kNoName;
+    if (is_op(e) && shaped && above.shaped == kNoEvent) {
+      shaped_judged[e] = true;
+      if (above.top != kNoEvent) wrapper[above.top] = true;
     }
-  }
+    if (is_op(e) && !shaped && above.op == kNoEvent) shapeless_top[e] = true;
+    entry.op = op ? e : above.op;
+    entry.shaped = shaped ? e : above.shaped;
+    entry.top = above.top != kNoEvent ? above.top : op ? e : kNoEvent;
+  });
   std::vector<EventId> judged;
   for (EventId e = 0; e < t.size(); ++e)
     if (shaped_judged[e]) judged.push_back(e);
