@@ -28,6 +28,11 @@ class CategoryColumn {
       wide_.push_back(category);
       return;
     }
+    if (category == last_category_ && !narrow_.empty()) {  // runs of one category: most events
+      narrow_.push_back(narrow_.back());
+      return;
+    }
+    last_category_ = category;
     // Each category's code by its name id + 1 (0: not seen yet); kNoName is slot 0 of the ids.
     const size_t slot = category == kNoName ? 0 : size_t{category} + 1;
     if (slot >= code_plus_one_.size()) code_plus_one_.resize(slot + 1, 0);
@@ -54,6 +59,7 @@ class CategoryColumn {
   }
 
   bool wide_mode_ = false;
+  NameId last_category_ = kNoName;  // the category of narrow_.back()
   std::vector<uint8_t> narrow_;
   std::vector<NameId> distinct_;        // the categories seen, by code
   std::vector<uint16_t> code_plus_one_;  // by name id + 1

@@ -134,11 +134,15 @@ CompileFacts compile_regions(const Trace& t, const std::vector<StepFacts>& steps
   std::vector<EventId> capture_begins, capture_ends;
   // Which events have a compiled region around them: a walk down each track with the chain of
   // open events (analysis/core/nesting_walk.hpp), a bit per event.
+  // Most traces hold no compiled region: then nothing is in one, and the walk is skipped.
   std::vector<bool> in_region(t.size());
-  walk_nesting<bool>(t, [&](EventId e, const bool* parent_in_or_is_region, bool& in_or_is_region) {
-    in_region[e] = parent_in_or_is_region && *parent_in_or_is_region;
-    in_or_is_region = in_region[e] || (names.of(e) & kCompiledRegion) != 0;
-  });
+  bool any_region = false;
+  for (EventId e = 0; e < t.size() && !any_region; ++e) any_region = (names.of(e) & kCompiledRegion) != 0;
+  if (any_region)
+    walk_nesting<bool>(t, [&](EventId e, const bool* parent_in_or_is_region, bool& in_or_is_region) {
+      in_region[e] = parent_in_or_is_region && *parent_in_or_is_region;
+      in_or_is_region = in_region[e] || (names.of(e) & kCompiledRegion) != 0;
+    });
   for (EventId e = 0; e < t.size(); ++e) {
     const EventKind k = t.kind[e];
     if (k == EventKind::Kernel) {

@@ -69,15 +69,19 @@ std::vector<FirstCall> first_call_work(const Trace& t, const std::vector<StepFac
   std::vector<bool> shaped_judged(t.size()), shapeless_top(t.size()), wrapper(t.size());
   walk_nesting<Above>(t, [&](EventId e, const Above* parent, Above& entry) {
     const Above above = parent ? *parent : Above{kNoEvent, kNoEvent, kNoEvent};
-    const bool op = t.kind[e] == EventKind::CpuOp, shaped = op && t.input_dims_of(e) != kNoName;
+    if (t.kind[e] != EventKind::CpuOp) {  // most events: what is above them is above their parent
+      entry = above;
+      return;
+    }
+    const bool shaped = t.input_dims_of(e) != kNoName;
     if (is_op(e) && shaped && above.shaped == kNoEvent) {
       shaped_judged[e] = true;
       if (above.top != kNoEvent) wrapper[above.top] = true;
     }
     if (is_op(e) && !shaped && above.op == kNoEvent) shapeless_top[e] = true;
-    entry.op = op ? e : above.op;
+    entry.op = e;
     entry.shaped = shaped ? e : above.shaped;
-    entry.top = above.top != kNoEvent ? above.top : op ? e : kNoEvent;
+    entry.top = above.top != kNoEvent ? above.top : e;
   });
   std::vector<EventId> judged;
   for (EventId e = 0; e < t.size(); ++e)

@@ -28,13 +28,13 @@ bool is_backward_frame(const Trace& t, EventId e) {
   return t.name_of(e).starts_with("autograd::engine::evaluate_function");
 }
 
-// The context of each memory record in `wanted` (its events, ascending; a record with nothing open
+// The context of each memory record marked in `wanted` (a bit per event; a record with nothing open
 // around it has the empty context): one sweep per thread that has records, with the stack of events
 // open at each record (the nesting torch's op tree uses) and, beside each, the context it and the
 // events below it give. A record reads the top's: walking the whole stack at each record was
 // quadratic under 90,000 nested events. Only the records the peak's allocations need are kept
 // (a context for every record took 4.4 MB on the bench's profile_memory trace, 366,444 records).
-std::unordered_map<EventId, AllocationContext> record_contexts(const Trace& t, const std::vector<EventId>& wanted) {
+std::unordered_map<EventId, AllocationContext> record_contexts(const Trace& t, const std::vector<bool>& wanted) {
   std::unordered_map<EventId, AllocationContext> out;
   std::vector<EventId> open;
   std::vector<AllocationContext> context;  // per entry of `open`
@@ -66,7 +66,7 @@ std::unordered_map<EventId, AllocationContext> record_contexts(const Trace& t, c
       }
       if (t.detail[e] == UINT32_MAX) continue;
       while (!open.empty() && t.end_ns(open.back()) < start) pop();
-      if (!context.empty() && std::binary_search(wanted.begin(), wanted.end(), e)) out[e] = context.back();
+      if (!context.empty() && wanted[e]) out[e] = context.back();
     }
   }
   return out;
@@ -201,7 +201,7 @@ void measure_step_memory(const Timeline& tl, const std::vector<StepFacts>& steps
 
 // The allocations live just after record `at` (replayed by address: a free ends the allocation
 // made there last), with the record that frees each later, if any.
-void live_after(const Trace& t, const Timeline& tl, size_t at, const StepFacts* step, DeviceMemory& d) {
+void live_after(const Trace& t, const Timeline& tl, size_t at, DeviceMemory& d) {
   std::unordered_map<int64_t, size_t> live;  // addr → index of its allocating record
   for (size_t i = 0; i <= at && i < tl.size(); ++i) {
     const MemoryRecord& m = record_of(t, tl.records[i]);
@@ -224,13 +224,12 @@ void live_after(const Trace& t, const Timeline& tl, size_t at, const StepFacts* 
     if (m.bytes < 0) d.live_at_peak[it->second].freed = tl.records[i];
     index_of.erase(it);  // freed, or the address reused: either way this allocation's end is known
   }
-  std::vector<EventId> wanted;
-  for (const LiveAllocation& a : d.live_at_peak) {
-    wanted.push_back(a.alloc);
-    if (a.freed != kNoEvent) wanted.push_back(a.freed);
-  }
-  std::sort(wanted.begin(), wanted.end());
-  const std::unordered_map<EventId, AllocationContext> ctx = record_contexts(t, wanted);
+}
+
+// The live allocations' ops, blocks and roles (from the contexts of their records), their sums,
+// largest first.
+void classify_live(const Trace& t, const std::unordered_map<EventId, AllocationContext>& ctx,
+                   const StepFacts* step, DeviceMemory& d) {
   const auto context_of = [&](EventId e) {
     const auto it = ctx.find(e);
     return it == ctx.end() ? AllocationContext{} : it->second;
@@ -312,6 +311,7 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
       by_device[device_key(m)].push_back(e);
     }
   if (by_device.empty()) return out;
+  std::vector<const StepFacts*> peak_step;  // per device: the step whose peak is opened up, if any
   for (auto& [key, records] : by_device) {
     DeviceMemory d;
     d.device_type = record_of(t, records.front()).device_type;
@@ -341,9 +341,19 @@ MemoryFacts memory_usage(const Trace& t, const std::vector<StepFacts>& steps) {
         at = i;
         found = true;
       }
-    if (found) live_after(t, tl, at, step, d);
+    if (found) live_after(t, tl, at, d);
     out.devices.push_back(std::move(d));
+    peak_step.push_back(step);
   }
+  // The contexts of the records the live allocations name, every device's in one sweep.
+  std::vector<bool> wanted(t.size());
+  for (const DeviceMemory& d : out.devices)
+    for (const LiveAllocation& a : d.live_at_peak) {
+      wanted[a.alloc] = true;
+      if (a.freed != kNoEvent) wanted[a.freed] = true;
+    }
+  const std::unordered_map<EventId, AllocationContext> ctx = record_contexts(t, wanted);
+  for (size_t i = 0; i < out.devices.size(); ++i) classify_live(t, ctx, peak_step[i], out.devices[i]);
   return out;
 }
 
