@@ -37,7 +37,9 @@ TEST(CategoryColumn, WidensOnceAtThe257thCategoryAndKeepsTheEarlierOnes) {
   in.push_back(kNoName);
   for (NameId x : in) {
     c.push_back(x);
-    if (c.size() == 2 * 256) EXPECT_FALSE(c.is_wide());
+    if (c.size() == 2 * 256) {
+      EXPECT_FALSE(c.is_wide());
+    }
   }
   EXPECT_TRUE(c.is_wide());
   EXPECT_EQ(values(c), in);

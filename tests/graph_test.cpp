@@ -618,7 +618,9 @@ TEST(GraphLazySubmission, HostWaitsSendTheQueuedWorkOnTheCoalesceTrace) {
     EXPECT_EQ(top.kind, PathKind::Cpu);
     EXPECT_GT(top.ns, s.replay_ns * 8 / 10) << top.what;  // the coalesce's 82 %, in CPU math
     for (const PathPart& p : s.critical_path)
-      if (p.kind == PathKind::Wait) EXPECT_LT(p.ns, s.replay_ns / 100) << p.what;
+      if (p.kind == PathKind::Wait) {
+        EXPECT_LT(p.ns, s.replay_ns / 100) << p.what;
+      }
   }
 }
 

@@ -28,15 +28,18 @@ TEST(ReadBackLoop, TheUsersItemLoopLeadsWithReadBackOnce) {
   EXPECT_TRUE(any_says(x.try_next, "Read back once"));
   EXPECT_FALSE(any_says(x.try_next, "CUDA graph"));
   for (const WhatIf& w : e.facts.graph.what_if)
-    if (w.edit == "cuda-graphs" && w.param.empty())
+    if (w.edit == "cuda-graphs" && w.param.empty()) {
       EXPECT_NE(w.change.find("127 read-backs left alone"), std::string::npos) << w.change;
+    }
 }
 
 // After the fix (one .tolist()) no block of the user's code waits on read-backs.
 TEST(ReadBackLoop, TheFixedLoopHasNoReadBackFinding) {
   const testing::Explained e = testing::explain_file(testing::fixture_in("truth_round3", "item_readback_fixed.json.gz"));
   const Finding* h = testing::find(e, FindingId::hotspot);
-  if (h) EXPECT_EQ(h->detail.find("read-backs a call"), std::string::npos) << h->detail;
+  if (h) {
+    EXPECT_EQ(h->detail.find("read-backs a call"), std::string::npos) << h->detail;
+  }
 }
 
 }  // namespace

@@ -269,7 +269,9 @@ TEST(TruthRound3, NoShareAbove100PercentOnAnyTrace) {
     const Facts f = analyze(t);
     for (const Finding& x : explain(t, f)) {
       for (const Evidence& e : x.evidence)
-        if (e.unit == "%") EXPECT_LE(e.value, 100.0 + 1e-9) << to_string(x.id) << " " << e.key;
+        if (e.unit == "%") {
+          EXPECT_LE(e.value, 100.0 + 1e-9) << to_string(x.id) << " " << e.key;
+        }
       const std::string text = x.title + " " + x.detail;
       for (auto m = std::sregex_iterator(text.begin(), text.end(), percent); m != std::sregex_iterator(); ++m)
         EXPECT_LE(std::stod((*m)[1]), 100.0) << to_string(x.id) << ": " << m->str();

@@ -99,7 +99,7 @@ struct Timeline {
 bool within_memory_range(int64_t bytes) { return bytes >= -kMaxMemoryBytes && bytes <= kMaxMemoryBytes; }
 
 Timeline replay_totals(const Trace& t, std::vector<EventId> records, DeviceMemory& d) {
-  Timeline tl{t};
+  Timeline tl{t, {}, {}, {}, 0};
   // In time order, records at the same time in event order (the order they came in): sorted in
   // place, where a stable sort would hold a second copy of the records at this pass's peak.
   std::sort(records.begin(), records.end(), [&](EventId a, EventId b) {
