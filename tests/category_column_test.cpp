@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "common/unused_capacity.hpp"
+#include "loader_test_util.hpp"
 
 namespace whyslow {
 namespace {
 
-std::vector<NameId> values(const CategoryColumn& c) {
-  std::vector<NameId> v;
-  for (size_t i = 0; i < c.size(); ++i) v.push_back(c[i]);
-  return v;
-}
+using testing::column_values;
 
 TEST(CategoryColumn, StaysNarrowForAFewCategoriesWithNoneAmongThem) {
   CategoryColumn c;
@@ -24,7 +21,7 @@ TEST(CategoryColumn, StaysNarrowForAFewCategoriesWithNoneAmongThem) {
   c.reserve(in.size());
   for (NameId x : in) c.push_back(x);
   EXPECT_FALSE(c.is_wide());
-  EXPECT_EQ(values(c), in);
+  EXPECT_EQ(column_values(c), in);
 }
 
 TEST(CategoryColumn, WidensOnceAtThe257thCategoryAndKeepsTheEarlierOnes) {
@@ -42,7 +39,7 @@ TEST(CategoryColumn, WidensOnceAtThe257thCategoryAndKeepsTheEarlierOnes) {
     }
   }
   EXPECT_TRUE(c.is_wide());
-  EXPECT_EQ(values(c), in);
+  EXPECT_EQ(column_values(c), in);
 }
 
 TEST(CategoryColumn, ReleasingItsUnusedCapacityKeepsItsValuesAndItsGrowth) {

@@ -12,18 +12,14 @@
 namespace whyslow {
 namespace {
 
-std::vector<int64_t> values(const IdColumn& c) {
-  std::vector<int64_t> v;
-  for (size_t i = 0; i < c.size(); ++i) v.push_back(c[i]);
-  return v;
-}
+using testing::column_values;
 
 TEST(IdColumn, StaysNarrowForIdsThatFitIn32Bits) {
   IdColumn c;
   c.reserve(4);
   for (int64_t id : {int64_t{0}, int64_t{1}, int64_t{UINT32_MAX}, int64_t{7}}) c.push_back(id);
   EXPECT_FALSE(c.is_wide());
-  EXPECT_EQ(values(c), (std::vector<int64_t>{0, 1, UINT32_MAX, 7}));
+  EXPECT_EQ(column_values(c), (std::vector<int64_t>{0, 1, UINT32_MAX, 7}));
 }
 
 TEST(IdColumn, WidensOnceOnAnIdOutside32BitsAndKeepsTheEarlierIds) {
@@ -34,7 +30,7 @@ TEST(IdColumn, WidensOnceOnAnIdOutside32BitsAndKeepsTheEarlierIds) {
     c.push_back(outside);
     c.push_back(9);
     EXPECT_TRUE(c.is_wide()) << outside;
-    EXPECT_EQ(values(c), (std::vector<int64_t>{5, UINT32_MAX, outside, 9})) << outside;
+    EXPECT_EQ(column_values(c), (std::vector<int64_t>{5, UINT32_MAX, outside, 9})) << outside;
   }
 }
 

@@ -165,4 +165,12 @@ inline EventId event_named(const Trace& t, std::string_view name) {
 
 inline std::string_view category_of(const Trace& t, EventId e) { return t.names.view(t.category[e]); }
 
+// A column's values in order (IdColumn, CategoryColumn: what their narrow and wide storage hold).
+template <class Column>
+auto column_values(const Column& c) {
+  std::vector<decltype(c[0])> v;
+  for (size_t i = 0; i < c.size(); ++i) v.push_back(c[i]);
+  return v;
+}
+
 }  // namespace whyslow::testing

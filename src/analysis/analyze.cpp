@@ -24,6 +24,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   // trace the chain of passes that depend on one another takes ~0.12 s, the rest ~0.16 s.
   const std::vector<Interval> busy = gpu_busy_intervals(trace);
   for (const Interval& iv : busy) f.gpu_busy_ns += iv.second - iv.first;
+  const std::vector<Interval> profiler_books = profiler_buffer_intervals(trace);
   // usable_cores(): this thread's share where a job's ranks are analyzed side by side (load_each).
   TaskGroup jobs(std::min(usable_cores(), kMaxAnalysisThreads));
   jobs.run([&] {
@@ -39,7 +40,7 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
     const TrackId thread = f.steps.empty() ? f.window_thread : trace.track[f.steps.front().event];
     f.window = measure_window(trace, thread);
     jobs.run([&] { f.loops = find_loops(trace, f.steps, f.window, f.window_thread); });
-    f.cpu_category = attribute_cpu_time(trace, busy, f.steps, f.window, f.window_thread);
+    f.cpu_category = attribute_cpu_time(trace, busy, profiler_books, f.steps, f.window, f.window_thread);
     f.blocks = code_blocks(trace, f.steps, f.window, thread, f.cpu_category);
   });
   jobs.run([&] { f.ops = op_table(trace); });
@@ -62,20 +63,20 @@ Facts analyze(const Trace& trace, const AnalyzeOptions& options) {
   if (f.steps.empty() && f.cold_start.startup_end_ns > f.window.start_ns &&
       f.cold_start.startup_end_ns < f.window.end_ns) {
     f.steady_window = measure_window(trace, f.window_thread, f.cold_start.startup_end_ns);
-    break_down_window(trace, busy, f.window_thread, f.steady_window);
+    break_down_window(trace, busy, profiler_books, f.window_thread, f.steady_window);
   }
   // A stepless trace's loop stands in for its steps: its iterations get a CPU breakdown as steps do.
   for (LoopFacts& l : f.loops) {
     if (l.step != kLoopOverWindow) continue;
     std::vector<StepFacts*> iterations;
     for (StepFacts& i : l.iterations) iterations.push_back(&i);
-    break_down_windows(trace, busy, l.thread, iterations);
+    break_down_windows(trace, busy, profiler_books, l.thread, iterations);
   }
   std::vector<StepFacts*> windows = {&f.window, &f.steady_window};
   for (StepFacts& s : f.steps) windows.push_back(&s);
   for (LoopFacts& l : f.loops)
     for (StepFacts& i : l.iterations) windows.push_back(&i);
-  classify_gpu_idle(trace, windows);
+  classify_gpu_idle(trace, profiler_books, windows);
   // Last: the graph reads the steps, the CPU categories and the cold step.
   f.graph = analyze_graph(trace, f);
   return f;

@@ -36,18 +36,23 @@ StepFacts measure_window(const Trace& trace, TrackId thread, int64_t from_ns = I
 // written into `per_event`: for a thread attribute_cpu_time leaves Other (it categorizes only the
 // threads that hold windows), such as the autograd engine's or a Gloo worker's in the dependency graph.
 void categorize_track(const Trace& trace, TrackId track, std::vector<CpuCategory>& per_event);
+// `profiler_books`: profiler_buffer_intervals(), time with no event open there is the profiler's.
 std::vector<CpuCategory> attribute_cpu_time(const Trace& trace, const std::vector<Interval>& gpu_busy,
-                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread);
+                                            const std::vector<Interval>& profiler_books, std::vector<StepFacts>& steps,
+                                            StepFacts& window, TrackId window_thread);
 // The CPU breakdown (and DataLoader/allocator counts) of one more window on one thread: the
 // steady window of a stepless trace, on the thread attribute_cpu_time chose.
-void break_down_window(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window);
+void break_down_window(const Trace& trace, const std::vector<Interval>& gpu_busy,
+                       const std::vector<Interval>& profiler_books, TrackId thread, StepFacts& window);
 // The same for windows in time order that do not overlap (a stepless trace's loop iterations).
-void break_down_windows(const Trace& trace, const std::vector<Interval>& gpu_busy, TrackId thread,
+void break_down_windows(const Trace& trace, const std::vector<Interval>& gpu_busy,
+                        const std::vector<Interval>& profiler_books, TrackId thread,
                         const std::vector<StepFacts*>& windows);
 
 // Why the GPU idles (gpu/idle_gaps.cpp): fills each window's `idle`. Windows may overlap (steps,
 // their loops' iterations, the whole trace).
-void classify_gpu_idle(const Trace& trace, const std::vector<StepFacts*>& windows);
+void classify_gpu_idle(const Trace& trace, const std::vector<Interval>& profiler_books,
+                       const std::vector<StepFacts*>& windows);
 
 std::vector<OpRow> op_table(const Trace& trace);                  // torch's key_averages()
 std::vector<KernelRow> kernel_table(const Trace& trace);

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "common/gallop.hpp"
-#include "common/unused_capacity.hpp"
 #include "common/sort_runs.hpp"
+#include "common/unused_capacity.hpp"
 #include "trace/legacy_events.hpp"
 #include "trace/number_text.hpp"
 #include "trace/op_links.hpp"

@@ -22,9 +22,9 @@ bool is_blocking_copy_call(std::string_view n) {
 bool is_capture_begin(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamBeginCapture") != std::string_view::npos; }
 bool is_capture_end(std::string_view n) { return is_cuda_or_hip_api(n) && n.find("StreamEndCapture") != std::string_view::npos; }
 bool is_cross_stream_call(std::string_view n) {
-  if (is_stream_wait(n)) return true;
-  for (std::string_view p : {"cudaEventRecord", "hipEventRecord", "cuEventRecord", "cudaLaunchHostFunc", "hipLaunchHostFunc",
-                             "cuLaunchHostFunc", "cudaStreamAddCallback", "hipStreamAddCallback"})
+  if (is_stream_wait(n) || is_event_record(n)) return true;
+  for (std::string_view p : {"cudaLaunchHostFunc", "hipLaunchHostFunc", "cuLaunchHostFunc", "cudaStreamAddCallback",
+                             "hipStreamAddCallback"})
     if (n.starts_with(p)) return true;
   return false;
 }

@@ -265,8 +265,8 @@ ColdStartFacts cold_start(const Trace& t, const std::vector<StepFacts>& steps, c
     // asks for its first buffer) is no cold start, so they count neither as excess nor as explained.
     const int64_t explained = f.program_start_up_ns();
     int64_t profiler = 0;
-    for (const ColdCause& c : f.causes) profiler += c.total_ns;
-    profiler -= explained;
+    for (const ColdCause& c : f.causes)
+      if (c.kind == ColdCauseKind::ProfilerBuffers) profiler += c.total_ns;
     const int64_t excess = d - median - profiler;
     if (excess < kOutlierMinExcessNs || explained < kMinExplainedShare * static_cast<double>(excess))
       return ColdStartFacts{};

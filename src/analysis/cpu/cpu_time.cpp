@@ -350,13 +350,13 @@ void categorize_track(const Trace& t, TrackId track, std::vector<CpuCategory>& p
 }
 
 std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<Interval>& gpu_busy,
-                                            std::vector<StepFacts>& steps, StepFacts& window, TrackId window_thread) {
+                                            const std::vector<Interval>& profiler_books, std::vector<StepFacts>& steps,
+                                            StepFacts& window, TrackId window_thread) {
   std::vector<CpuCategory> per_event(t.size(), CpuCategory::Other);
   NameTraits names(t);
   HostWaitNames waits(t);
   // Windows per thread: the steps on it, and the stepless window on the main thread.
   std::vector<std::vector<StepFacts*>> on_track(t.tracks.size());
-  const std::vector<Interval> bookkeeping = profiler_buffer_intervals(t);
   for (StepFacts& s : steps) on_track[t.track[s.event]].push_back(&s);
   if (steps.empty() && window_thread != UINT32_MAX && window.end_ns > window.start_ns)
     on_track[window_thread].push_back(&window);
@@ -365,7 +365,7 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
     if (windows.empty()) continue;
     std::sort(windows.begin(), windows.end(), [](const StepFacts* a, const StepFacts* b) { return a->start_ns < b->start_ns; });
     const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[k], names, waits, per_event);
-    sweep_thread(t, t.tracks[k], names, cats, bookkeeping, windows);
+    sweep_thread(t, t.tracks[k], names, cats, profiler_books, windows);
     data_loading_and_allocator(t, t.tracks[k], names, gpu_busy, windows);
   }
   // With steps, the whole-trace window is the sum of the steps (time outside steps is not broken down).
@@ -382,7 +382,8 @@ std::vector<CpuCategory> attribute_cpu_time(const Trace& t, const std::vector<In
   return per_event;
 }
 
-void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread,
+void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy,
+                        const std::vector<Interval>& profiler_books, TrackId thread,
                         const std::vector<StepFacts*>& windows) {
   if (thread == UINT32_MAX || windows.empty()) return;
   std::vector<CpuCategory> scratch(t.size(), CpuCategory::Other);
@@ -390,13 +391,14 @@ void break_down_windows(const Trace& t, const std::vector<Interval>& gpu_busy, T
   HostWaitNames waits(t);
   const std::vector<CpuCategory> cats = categorize_thread(t, t.tracks[thread], names, waits, scratch);
   std::vector<StepFacts*> lookup = windows;  // the sweeps walk their own cursor over it
-  sweep_thread(t, t.tracks[thread], names, cats, profiler_buffer_intervals(t), lookup);
+  sweep_thread(t, t.tracks[thread], names, cats, profiler_books, lookup);
   data_loading_and_allocator(t, t.tracks[thread], names, gpu_busy, lookup);
 }
 
-void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy, TrackId thread, StepFacts& window) {
+void break_down_window(const Trace& t, const std::vector<Interval>& gpu_busy,
+                       const std::vector<Interval>& profiler_books, TrackId thread, StepFacts& window) {
   if (window.end_ns <= window.start_ns) return;
-  break_down_windows(t, gpu_busy, thread, {&window});
+  break_down_windows(t, gpu_busy, profiler_books, thread, {&window});
 }
 
 }  // namespace whyslow

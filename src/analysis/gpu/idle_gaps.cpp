@@ -55,21 +55,21 @@ struct IdleIndex {
   std::vector<std::vector<int64_t>> wait_starts;    // per track: starts of its host-blocking calls, sorted
   std::vector<int64_t> stream_waits;                // starts of stream-wait calls, sorted
   std::vector<uint8_t> queued_at_start;             // per event: a launch that queues its work at its start
-  std::vector<Interval> profiler;                   // profiler_buffer_intervals()
+  const std::vector<Interval>* profiler = nullptr;  // profiler_buffer_intervals()
   int64_t first_gpu_ns = INT64_MAX;
   bool dependency_evidence = false;  // GpuIdle::dependency_evidence
 };
 
 // Rule 6: [a, b)'s time spent in the profiler's bookkeeping goes to `Profiler`, the rest to `c`.
 void add_cpu_part(const IdleIndex& x, int64_t a, int64_t b, IdleCause c, std::array<int64_t, kIdleCauses>& mine) {
-  const int64_t profiler = covered_length(x.profiler, a, b);
+  const int64_t profiler = covered_length(*x.profiler, a, b);
   mine[static_cast<size_t>(IdleCause::Profiler)] += profiler;
   mine[static_cast<size_t>(c)] += b - a - profiler;
 }
 
-IdleIndex index_of(const Trace& t) {
+IdleIndex index_of(const Trace& t, const std::vector<Interval>& profiler_books) {
   IdleIndex x;
-  x.profiler = profiler_buffer_intervals(t);
+  x.profiler = &profiler_books;
   x.wait_ends.resize(t.tracks.size());
   x.wait_starts.resize(t.tracks.size());
   // The GPU activities by (start, event): their ids only, sized to them (4 bytes an activity,
@@ -213,9 +213,10 @@ std::string_view to_string(IdleCause c) {
   return "";
 }
 
-void classify_gpu_idle(const Trace& t, const std::vector<StepFacts*>& windows) {
+void classify_gpu_idle(const Trace& t, const std::vector<Interval>& profiler_books,
+                       const std::vector<StepFacts*>& windows) {
   if (windows.empty()) return;
-  const IdleIndex x = index_of(t);
+  const IdleIndex x = index_of(t, profiler_books);
   for (StepFacts* w : windows) classify(t, x, *w);
 }
 
